@@ -1,0 +1,29 @@
+#pragma once
+// Shapes: an owning small vector (inline up to 6 dims, so typical shapes never touch
+// the heap) and a non-owning description of a tensor for checks and builders.
+#include <tileops/device.hpp>
+#include <tileops/dtype.hpp>
+
+#include <boost/container/small_vector.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace tileops {
+
+using Dims = boost::container::small_vector<int64_t, 6>;
+using ShapeView = std::span<const int64_t>;
+
+int64_t numel(ShapeView shape);
+// "[2048, 4096]", "[]".
+std::string format_shape(ShapeView shape);
+
+// What the manifest checks and what a builder sees: no data.
+struct TensorDesc {
+  Device device;
+  DType dtype;
+  ShapeView shape;
+};
+
+}  // namespace tileops
