@@ -24,4 +24,7 @@ function(tileops_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON)
   target_link_options(${name} PRIVATE
     "LINKER:--version-script=${_TILEOPS_PLUGIN_MAP}" "LINKER:--no-undefined")
+  # Installed where the build put it, relative to the library directory.
+  file(RELATIVE_PATH rel ${CMAKE_LIBRARY_OUTPUT_DIRECTORY} ${ARG_OUTPUT_DIRECTORY})
+  install(TARGETS ${name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/${rel})
 endfunction()

@@ -29,7 +29,13 @@ class Device {
   static Device from_c(const tileops_device& d) { return Device(d.type, d.index); }
 
   bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
+  // An arbitrary but stable order, for ordered containers.
+  bool operator<(const Device& o) const {
+    return type_ != o.type_ ? std::less<const void*>()(type_, o.type_) : index_ < o.index_;
+  }
   bool same_type(const Device& o) const { return type_ == o.type_; }
+  // Identifies the type name: equal for equal names, stable for the process.
+  const void* type_id() const { return type_; }
   size_t hash() const { return std::hash<const void*>()(type_) * 31 + size_t(index_ + 1); }
 
  private:

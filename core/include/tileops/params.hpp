@@ -26,8 +26,13 @@ struct Param {
   std::string name;
   ParamValue value;
 
+  // One exact overload per literal kind, so that {"trans_b", true} stays a bool,
+  // {"eps", 1e-5} a double and {"approximate", "tanh"} a string.
   Param(std::string n, ParamValue v) : name(std::move(n)), value(std::move(v)) {}
+  Param(std::string n, bool v) : name(std::move(n)), value(v) {}
   Param(std::string n, int v) : name(std::move(n)), value(int64_t(v)) {}
+  Param(std::string n, int64_t v) : name(std::move(n)), value(v) {}
+  Param(std::string n, double v) : name(std::move(n)), value(v) {}
   Param(std::string n, const char* v) : name(std::move(n)), value(std::string(v)) {}
 };
 

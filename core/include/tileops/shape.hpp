@@ -15,6 +15,9 @@ namespace tileops {
 using Dims = boost::container::small_vector<int64_t, 6>;
 using ShapeView = std::span<const int64_t>;
 
+// Dims' iterators are not contiguous iterators to std::span: view them explicitly.
+inline ShapeView view(const Dims& dims) { return {dims.data(), dims.size()}; }
+
 int64_t numel(ShapeView shape);
 // "[2048, 4096]", "[]".
 std::string format_shape(ShapeView shape);

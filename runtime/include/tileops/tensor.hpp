@@ -14,20 +14,28 @@ struct DLManagedTensor;
 
 namespace tileops {
 
-// Memory a tensor views. Freed through its deleter when the last tensor goes.
-struct Storage {
-  void* data = nullptr;
-  size_t nbytes = 0;
-  Device device;
-  std::function<void(void*)> deleter;
-
-  Storage(void* d, size_t n, Device dev, std::function<void(void*)> del)
-      : data(d), nbytes(n), device(dev), deleter(std::move(del)) {}
+// Memory a tensor views, released when the last tensor viewing it goes: through the
+// device runtime that allocated it (on the stream it was allocated on), or through
+// the caller's deleter for wrapped memory.
+class Storage {
+ public:
+  ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
-  ~Storage() {
-    if (deleter) deleter(data);
-  }
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  const Device& device() const { return device_; }
+
+ private:
+  friend class Tensor;
+  Storage(void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  const void* allocator_ = nullptr;  // the device runtime that allocated data_
+  void* stream_ = nullptr;           // the stream it was allocated on
+  std::function<void(void*)> deleter_;
 };
 
 class Tensor {
@@ -52,19 +60,19 @@ class Tensor {
   DLManagedTensor* to_dlpack() const;
 
   bool defined() const { return storage_ != nullptr; }
-  const Device& device() const { return storage_->device; }
+  const Device& device() const { return storage_->device(); }
   DType dtype() const { return dtype_; }
-  ShapeView shape() const { return shape_; }
-  ShapeView strides() const { return strides_; }
+  ShapeView shape() const { return view(shape_); }
+  ShapeView strides() const { return view(strides_); }
   int64_t size(int64_t dim) const;
   int64_t ndim() const { return int64_t(shape_.size()); }
-  int64_t numel() const { return tileops::numel(shape_); }
+  int64_t numel() const { return tileops::numel(shape()); }
   size_t nbytes() const { return size_t(numel()) * dtype_.itemsize(); }
-  void* data() const { return static_cast<char*>(storage_->data) + offset_bytes_; }
+  void* data() const { return static_cast<char*>(storage_->data()) + offset_bytes_; }
   template <class T>
   T* data_ptr() const { return static_cast<T*>(data()); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  TensorDesc desc() const { return {device(), dtype_, shape_}; }
+  TensorDesc desc() const { return {device(), dtype_, shape()}; }
 
   bool is_contiguous() const;
   // This tensor if contiguous, else a contiguous copy on the same device.

@@ -1,0 +1,454 @@
+// Device helpers every kernel family shares: element types and conversions, vector
+// memory access, fast division, reductions within a row group, CTA clusters, value-error
+// reports. Compiled by NVRTC only; includes nothing from the toolkit, so a build needs
+// no CUDA headers at run time and NVRTC parses little (the first-build budget is 150 ms).
+#pragma once
+#include "params.cuh"
+
+namespace tileops_cuda {
+
+typedef int i32;
+typedef unsigned u32;
+typedef long long i64;
+typedef unsigned long long u64;
+
+// ---- element types --------------------------------------------------------------------
+
+// 16-bit floats as their bit patterns; converted with the hardware cvt instructions.
+struct f16 {
+  unsigned short bits;
+};
+struct bf16 {
+  unsigned short bits;
+};
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(f16 v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+  return f;
+}
+__device__ __forceinline__ float to_float(bf16 v) { return __uint_as_float(u32(v.bits) << 16); }
+__device__ __forceinline__ float to_float(i32 v) { return float(v); }
+__device__ __forceinline__ float to_float(i64 v) { return float(v); }
+
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ f16 from_float<f16>(float v) {
+  f16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(v));
+  return h;
+}
+template <>
+__device__ __forceinline__ bf16 from_float<bf16>(float v) {
+  bf16 h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h.bits) : "f"(v));
+  return h;
+}
+
+template <class A, class B>
+struct IsSame {
+  enum { value = 0 };
+};
+template <class A>
+struct IsSame<A, A> {
+  enum { value = 1 };
+};
+
+template <class T>
+struct IsFloat {
+  enum { value = 1 };
+};
+template <>
+struct IsFloat<i32> {
+  enum { value = 0 };
+};
+template <>
+struct IsFloat<i64> {
+  enum { value = 0 };
+};
+
+// Float everywhere a floating type is involved (fp32 accumulation for fp16/bf16);
+// integers stay exact in their own type.
+template <class T>
+struct Acc {
+  typedef float type;
+};
+template <>
+struct Acc<i32> {
+  typedef i32 type;
+};
+template <>
+struct Acc<i64> {
+  typedef i64 type;
+};
+
+template <class T>
+__device__ __forceinline__ typename Acc<T>::type acc_of(T v) {
+  if constexpr (IsFloat<T>::value)
+    return to_float(v);
+  else
+    return v;
+}
+template <class T>
+__device__ __forceinline__ T value_of(typename Acc<T>::type a) {
+  if constexpr (IsFloat<T>::value)
+    return from_float<T>(a);
+  else
+    return T(a);
+}
+
+__device__ __forceinline__ float quiet_nan() { return __int_as_float(0x7fffffff); }
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+// max that returns NaN when either side is NaN (torch.amax propagates NaN).
+__device__ __forceinline__ float max_nan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// ---- fast math -------------------------------------------------------------------------
+
+// exp(x) as 2^(x log2 e) on the special-function unit: 2 instructions, relative error
+// about 2^-21 (far inside fp32's 1e-5 budget), exp(-inf) = 0, exp(+inf) = inf.
+__device__ __forceinline__ float fast_exp(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
+// 1 / x to within an ulp; 1 / inf = 0.
+__device__ __forceinline__ float fast_rcp(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- vector memory access ---------------------------------------------------------------
+
+// V consecutive elements of T packed in 32-bit words (one word for narrower vectors),
+// loaded and stored as one access of sizeof(T) * V bytes when that is 2, 4, 8 or 16
+// bytes (16-byte pieces beyond), so the pointer must be aligned to min(16,
+// sizeof(T) * V) bytes. Elements are reached by shifts on the words, never by punning
+// through memory, so everything stays in registers.
+template <class T, int V>
+struct Vec {
+  enum : int { kBytes = int(sizeof(T)) * V, kWords = kBytes >= 4 ? kBytes / 4 : 1 };
+  u32 w[kWords];
+
+  __device__ __forceinline__ T get(int k) const {
+    T t;
+    if constexpr (sizeof(T) == 2) {
+      t.bits = (unsigned short)(w[k / 2] >> (16 * (k % 2)));
+    } else if constexpr (sizeof(T) == 4) {
+      t = __builtin_bit_cast(T, w[k]);
+    } else {
+      t = T(u64(w[2 * k]) | u64(w[2 * k + 1]) << 32);
+    }
+    return t;
+  }
+  __device__ __forceinline__ void set(int k, T t) {
+    if constexpr (sizeof(T) == 2) {
+      const u32 shift = 16 * (k % 2);
+      w[k / 2] = (w[k / 2] & ~(0xffffu << shift)) | (u32(t.bits) << shift);
+    } else if constexpr (sizeof(T) == 4) {
+      w[k] = __builtin_bit_cast(u32, t);
+    } else {
+      w[2 * k] = u32(u64(t));
+      w[2 * k + 1] = u32(u64(t) >> 32);
+    }
+  }
+  __device__ __forceinline__ float get_float(int k) const {
+    if constexpr (IsSame<T, bf16>::value) {  // bf16: the high half of a float
+      return __uint_as_float(k % 2 ? w[k / 2] & 0xffff0000u : w[k / 2] << 16);
+    } else {
+      return to_float(get(k));
+    }
+  }
+};
+
+// How a load may be served. Read-only data (nothing writes it during the kernel) takes
+// the non-coherent path: kStream for data each thread reads once in whole 16-byte
+// pieces (not kept in L1: the line is used up by the one access), kCached for data read
+// again (weights, a RoPE cache row, narrow strided accesses whose line neighbours read
+// next). kCoherent is for memory the kernel also writes (the fused add's residual) and
+// stays ordered with the stores.
+enum LoadMode { kStream, kCached, kCoherent };
+
+// A raw access of B bytes (1, 2, 4, 8, or a multiple of 16).
+template <int B, int MODE>
+__device__ __forceinline__ void load_words(const void* p, u32* w) {
+  if constexpr (B % 16 == 0) {
+#pragma unroll
+    for (int k = 0; k < B / 16; ++k) {
+      const char* q = reinterpret_cast<const char*>(p) + 16 * k;
+      if constexpr (MODE == kCoherent)
+        asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
+                     : "l"(q)
+                     : "memory");
+      else if constexpr (MODE == kStream)
+        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
+            : "l"(q));
+      else
+        asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
+            : "l"(q));
+    }
+  } else if constexpr (B == 8) {
+    if constexpr (MODE == kCoherent)
+      asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p) : "memory");
+    else
+      asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+  } else if constexpr (B == 4) {
+    if constexpr (MODE == kCoherent)
+      asm volatile("ld.global.u32 %0, [%1];" : "=r"(w[0]) : "l"(p) : "memory");
+    else
+      asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  } else if constexpr (B == 2) {
+    unsigned short h;
+    if constexpr (MODE == kCoherent)
+      asm volatile("ld.global.u16 %0, [%1];" : "=h"(h) : "l"(p) : "memory");
+    else
+      asm("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    w[0] = h;
+  } else {
+    static_assert(B == 1, "unsupported access width");
+    w[0] = *reinterpret_cast<const volatile unsigned char*>(p);
+  }
+}
+
+template <int B>
+__device__ __forceinline__ void store_words(void* p, const u32* w) {
+  if constexpr (B % 16 == 0) {
+#pragma unroll
+    for (int k = 0; k < B / 16; ++k)
+      asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(reinterpret_cast<char*>(p) + 16 * k),
+                   "r"(w[4 * k]), "r"(w[4 * k + 1]), "r"(w[4 * k + 2]), "r"(w[4 * k + 3])
+                   : "memory");
+  } else if constexpr (B == 8) {
+    asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+  } else if constexpr (B == 4) {
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(w[0]) : "memory");
+  } else if constexpr (B == 2) {
+    asm volatile("st.global.u16 [%0], %1;" ::"l"(p), "h"((unsigned short)w[0]) : "memory");
+  } else {
+    static_assert(B == 1, "unsupported access width");
+    *reinterpret_cast<volatile unsigned char*>(p) = (unsigned char)w[0];
+  }
+}
+
+template <class T, int V, int MODE = kStream>
+__device__ __forceinline__ Vec<T, V> load(const T* p) {
+  Vec<T, V> v;
+  load_words<Vec<T, V>::kBytes, MODE>(p, v.w);
+  return v;
+}
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> load_cached(const T* p) {
+  return load<T, V, kCached>(p);
+}
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> load_rw(const T* p) {
+  return load<T, V, kCoherent>(p);
+}
+
+template <class T, int V>
+__device__ __forceinline__ void store(T* p, const Vec<T, V>& v) {
+  store_words<Vec<T, V>::kBytes>(p, v.w);
+}
+
+template <class T, int V, int MODE = kStream>
+__device__ __forceinline__ void load_float(const T* p, float (&out)[V]) {
+  const Vec<T, V> v = load<T, V, MODE>(p);
+#pragma unroll
+  for (int k = 0; k < V; ++k) out[k] = v.get_float(k);
+}
+
+// Two floats to a word of two 16-bit floats in one instruction (`lo` in the low half).
+template <class T>
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+  u32 w;
+  if constexpr (IsSame<T, bf16>::value)
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  else
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
+}
+
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> to_vec(const float (&in)[V]) {
+  Vec<T, V> v = {};
+  if constexpr (sizeof(T) == 2 && V % 2 == 0) {
+#pragma unroll
+    for (int k = 0; k < V / 2; ++k) v.w[k] = pack2<T>(in[2 * k], in[2 * k + 1]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k) v.set(k, from_float<T>(in[k]));
+  }
+  return v;
+}
+
+template <class T, int V>
+__device__ __forceinline__ void store_float(T* p, const float (&in)[V]) {
+  store<T, V>(p, to_vec<T, V>(in));
+}
+
+// ---- fast division -------------------------------------------------------------------
+
+__device__ __forceinline__ u32 fast_div(u32 n, FastDiv d) {
+  return d.mul == 0 ? n : __umulhi(n, d.mul) >> d.shift;
+}
+
+// ---- warp and row-group reductions -------------------------------------------------------
+
+// Shuffles any 4-byte-multiple value word by word.
+template <class A>
+__device__ __forceinline__ A shfl_xor(const A& v, int offset) {
+  static_assert(sizeof(A) % 4 == 0, "shuffled values are whole words");
+  union {
+    A a;
+    u32 w[sizeof(A) / 4];
+  } in, out;
+  in.a = v;
+#pragma unroll
+  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = __shfl_xor_sync(0xffffffffu, in.w[k], offset);
+  return out.a;
+}
+
+template <class A>
+__device__ __forceinline__ A shfl_up(const A& v, int delta) {
+  union {
+    A a;
+    u32 w[sizeof(A) / 4];
+  } in, out;
+  in.a = v;
+#pragma unroll
+  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = __shfl_up_sync(0xffffffffu, in.w[k], delta);
+  return out.a;
+}
+
+struct SumOp {
+  template <class A>
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return a + b;
+  }
+};
+struct MaxOp {  // ignores NaN (fmaxf): softmax lets NaN through its sum instead
+  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+// ---- clusters (sm_90) --------------------------------------------------------------------
+
+__device__ __forceinline__ u32 cluster_rank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// A barrier over every thread of every CTA of the cluster; orders shared-memory writes
+// before it with distributed shared-memory reads after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// Reads `*p` (an address in this CTA's shared memory) from CTA `rank` of the cluster.
+template <class A>
+__device__ __forceinline__ A dsmem_load(const A* p, u32 rank) {
+  union {
+    A a;
+    u32 w[sizeof(A) / 4];
+  } out;
+  const u32 local = u32(__cvta_generic_to_shared(p));
+  u32 remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+#pragma unroll
+  for (int k = 0; k < int(sizeof(A) / 4); ++k)
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(out.w[k]) : "r"(remote + 4 * k));
+  return out.a;
+}
+
+// *p from CTA `rank` of the cluster, or this CTA's own *p without a cluster.
+template <class A>
+__device__ __forceinline__ A dsmem_or_local(const A* p, u32 rank, int cluster) {
+  return cluster > 1 ? dsmem_load(p, rank) : *p;
+}
+
+// The threads that work on one row: TPR threads (a power of two) per row, RPC rows per
+// CTA, and CLUSTER CTAs per row (then RPC is 1). Reductions return the row's total to
+// every thread of the group. Every thread of the CTA must call each reduction (no early
+// return before one); `buf` is a distinct __shared__ array of kBuf values per call.
+template <int TPR, int RPC, int CLUSTER>
+struct RowGroup {
+  static_assert(TPR >= 1 && (TPR & (TPR - 1)) == 0, "threads per row is a power of two");
+  static_assert(CLUSTER == 1 || RPC == 1, "a cluster works on one row");
+  enum : int {
+    kThreads = TPR * RPC,
+    kWarpsPerRow = TPR > 32 ? TPR / 32 : 1,
+    kBuf = RPC * kWarpsPerRow + 1,  // + the CTA total for the cluster
+  };
+
+  u32 lane;  // thread within the row group
+  u32 slot;  // row group within the CTA
+  u32 rank;  // CTA within the cluster
+  i64 row;
+
+  __device__ __forceinline__ RowGroup() {
+    lane = threadIdx.x % TPR;
+    slot = threadIdx.x / TPR;
+    rank = CLUSTER > 1 ? cluster_rank() : 0;
+    row = i64(blockIdx.x / CLUSTER) * RPC + slot;
+  }
+
+  template <class A, class Op>
+  __device__ __forceinline__ A reduce(A v, Op op, A* buf) const {
+    constexpr int kWidth = TPR < 32 ? TPR : 32;
+#pragma unroll
+    for (int o = kWidth / 2; o > 0; o /= 2) v = op(v, shfl_xor(v, o));
+    if constexpr (TPR > 32) {
+      if (lane % 32 == 0) buf[slot * kWarpsPerRow + lane / 32] = v;
+      __syncthreads();
+      v = buf[slot * kWarpsPerRow];
+#pragma unroll
+      for (int w = 1; w < kWarpsPerRow; ++w) v = op(v, buf[slot * kWarpsPerRow + w]);
+    }
+    if constexpr (CLUSTER > 1) {
+      A* total = buf + RPC * kWarpsPerRow;
+      if (threadIdx.x == 0) *total = v;
+      cluster_sync();
+      // Every CTA combines the totals in rank order, so all agree bit for bit.
+      v = dsmem_load(total, 0);
+#pragma unroll
+      for (int r = 1; r < CLUSTER; ++r) v = op(v, dsmem_load(total, u32(r)));
+    }
+    return v;
+  }
+
+  // Keeps this CTA's shared memory alive until every CTA of the cluster has read it.
+  __device__ __forceinline__ void finish() const {
+    if constexpr (CLUSTER > 1) cluster_sync();
+  }
+};
+
+// ---- value errors --------------------------------------------------------------------------
+
+// Reports a value error to the host without stopping the kernel: the first thread to
+// claim the current epoch writes the details, then `raised`. The host reads the record
+// at its next synchronize or launch on this device and bumps the epoch
+// (src/value_errors.cpp). No host call is involved, so a captured graph reports too.
+static __device__ __noinline__ void raise_value_error(ValueErrorSlot slot, int code, i64 index, i64 value,
+                                               i64 bound) {
+  const u32 epoch = *reinterpret_cast<volatile u32*>(&slot.host->epoch);
+  if (atomicMax(slot.claim, epoch + 1) >= epoch + 1) return;
+  slot.host->code = code;
+  slot.host->index = index;
+  slot.host->value = value;
+  slot.host->bound = bound;
+  __threadfence_system();
+  *reinterpret_cast<volatile u32*>(&slot.host->raised) = epoch + 1;
+}
+
+}  // namespace tileops_cuda

@@ -1,0 +1,214 @@
+// The norm family: RMSNorm, fused residual add + RMSNorm, LayerNorm, GroupNorm.
+//
+// Each row (a GroupNorm row is one (sample, group), contiguous) is normalised by
+// statistics over the whole row. Two shapes of kernel:
+//   norm_reg  the row stays in registers: read once, written once. TPR threads per row,
+//             RPC rows per CTA, or CLUSTER CTAs per row exchanging partial sums through
+//             distributed shared memory (rows too long for one CTA's registers).
+//   norm_loop any row length: one pass for the statistics, one to write (the second
+//             read mostly hits L2); CLUSTER CTAs per row split it when rows are long.
+// Statistics in fp32, one reduction per row: the sum of squares (RMS), or for LayerNorm
+// and GroupNorm the sums of (x - K) and (x - K)^2 with K the row's first element, which
+// gives the biased variance without cancellation when the mean is large.
+#pragma once
+#include "common.cuh"
+
+namespace tileops_cuda {
+
+enum NormKind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
+
+// sum(x - K) and sum((x - K)^2).
+struct Sum2 {
+  float a, b;
+  __device__ __forceinline__ Sum2 operator+(const Sum2& o) const { return {a + o.a, b + o.b}; }
+};
+
+template <int KIND>
+__device__ __forceinline__ void accumulate(Sum2& acc, float x, float shift) {
+  if constexpr (KIND == kLayer || KIND == kGroup) {
+    const float d = x - shift;
+    acc.a += d;
+    acc.b += d * d;
+  } else {
+    acc.b += x * x;
+  }
+}
+
+// Mean and 1 / sqrt(variance + eps) (RMS: mean 0, mean square for variance).
+template <int KIND>
+__device__ __forceinline__ void finish_stats(const Sum2& tot, float shift, float n, float eps, float& mean,
+                                             float& scale) {
+  float var;
+  if constexpr (KIND == kLayer || KIND == kGroup) {
+    const float m = tot.a / n;
+    mean = shift + m;
+    var = fmaxf(tot.b / n - m * m, 0.f);
+  } else {
+    mean = 0.f;
+    var = tot.b / n;
+  }
+  scale = rsqrtf(var + eps);
+}
+
+// The first channel of a GroupNorm row (one (sample, group)).
+__device__ __forceinline__ i32 first_channel(const NormParams& p, i64 row) {
+  const u32 r = u32(row);
+  return i32(r - fast_div(r, p.groups) * p.groups.divisor) * p.channels_per_group;
+}
+
+// The affine factors of the V elements at element `e` of a row: per element for the row
+// norms (kept packed until used), per channel for GroupNorm (V divides the channel size,
+// so the V elements share one channel). Loaded with the data, so their latency overlaps.
+template <class T, int KIND, int V>
+struct Affine {
+  Vec<T, V> w, b;
+  float wc, bc;
+  __device__ __forceinline__ void load(const NormParams& p, i32 c0, i64 e) {
+    if constexpr (KIND == kGroup) {
+      const i32 c = c0 + i32(fast_div(u32(e), p.channel_size));
+      wc = p.weight ? to_float(load_cached<T, 1>(static_cast<const T*>(p.weight) + c).get(0)) : 1.f;
+      bc = p.bias ? to_float(load_cached<T, 1>(static_cast<const T*>(p.bias) + c).get(0)) : 0.f;
+    } else {
+      if (p.weight) w = load_cached<T, V>(static_cast<const T*>(p.weight) + e);
+      if (p.bias) b = load_cached<T, V>(static_cast<const T*>(p.bias) + e);
+    }
+  }
+  __device__ __forceinline__ void apply(const NormParams& p, float (&v)[V], float mean, float scale) const {
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      float o = (v[k] - mean) * scale;
+      if constexpr (KIND == kGroup) {
+        o = o * wc + bc;
+      } else {
+        if (p.weight) o *= w.get_float(k);
+        if (p.bias) o += b.get_float(k);
+      }
+      v[k] = o;
+    }
+  }
+};
+
+// Loads the V elements at `offset`; fused add first stores x + residual (rounded to T)
+// back into the residual and returns that rounded sum, which is what is normalised.
+template <class T, int KIND, int V>
+__device__ __forceinline__ void load_row_vec(const NormParams& p, i64 offset, float (&v)[V]) {
+  if constexpr (KIND == kFusedAddRms) {
+    const Vec<T, V> x = load<T, V>(static_cast<const T*>(p.x) + offset);
+    T* res = static_cast<T*>(p.residual) + offset;
+    const Vec<T, V> r = load_rw<T, V>(res);
+    float s[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) s[k] = x.get_float(k) + r.get_float(k);
+    const Vec<T, V> rounded = to_vec<T, V>(s);
+#pragma unroll
+    for (int k = 0; k < V; ++k) v[k] = rounded.get_float(k);
+    store<T, V>(res, rounded);
+  } else {
+    load_float<T, V>(static_cast<const T*>(p.x) + offset, v);
+  }
+}
+
+template <class T, int KIND>
+__device__ __forceinline__ float row_shift(const NormParams& p, i64 row) {
+  if constexpr (KIND == kLayer || KIND == kGroup)
+    return to_float(load_cached<T, 1>(static_cast<const T*>(p.x) + row * p.cols).get(0));
+  else
+    return 0.f;
+}
+
+// The `1` (blocks per SM) keeps ptxas from capping registers for occupancy, which
+// spills part of the row to local memory.
+template <class T, int KIND, int V, int ITEMS, int TPR, int RPC, int CLUSTER>
+__global__ void __launch_bounds__(TPR* RPC, 1) norm_reg(const NormParams p) {
+  typedef RowGroup<TPR, RPC, CLUSTER> Group;
+  __shared__ Sum2 buf[Group::kBuf];
+  const Group g;
+  const bool active = g.row < p.rows;
+  const i64 nvec = p.cols / V;
+  const i32 c0 = KIND == kGroup ? first_channel(p, g.row) : 0;
+  const float shift = active ? row_shift<T, KIND>(p, g.row) : 0.f;
+  float v[ITEMS][V];
+  Affine<T, KIND, V> affine[ITEMS];
+  bool ok[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
+    ok[i] = active && vi < nvec;
+    if (ok[i]) {
+      load_row_vec<T, KIND, V>(p, g.row * p.cols + vi * V, v[i]);
+      affine[i].load(p, c0, vi * V);
+    }
+  }
+  Sum2 acc = {0.f, 0.f};
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i)
+    if (ok[i])
+#pragma unroll
+      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[i][k], shift);
+  float mean, scale;
+  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
+    if (!ok[i]) continue;
+    affine[i].apply(p, v[i], mean, scale);
+    store_float<T, V>(static_cast<T*>(p.y) + g.row * p.cols + vi * V, v[i]);
+  }
+  g.finish();
+}
+
+template <class T, int KIND, int V, int TPR, int CLUSTER>
+__global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
+  typedef RowGroup<TPR, 1, CLUSTER> Group;
+  constexpr int U = 4;  // vectors in flight per thread
+  __shared__ Sum2 buf[Group::kBuf];
+  const Group g;
+  const i64 row = g.row;  // the grid has exactly one row group per row
+  const i64 nvec = p.cols / V;
+  const i64 per_cta = (nvec + CLUSTER - 1) / CLUSTER;
+  const i64 begin = i64(g.rank) * per_cta;
+  const i64 end = begin + per_cta < nvec ? begin + per_cta : nvec;
+  const float shift = row_shift<T, KIND>(p, row);
+  const i64 base = row * p.cols;
+  Sum2 acc = {0.f, 0.f};
+  for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
+    float v[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i0 + u * TPR < end) load_row_vec<T, KIND, V>(p, base + (i0 + u * TPR) * V, v[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i0 + u * TPR < end)
+#pragma unroll
+        for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[u][k], shift);
+  }
+  float mean, scale;
+  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
+  const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
+  // The fused add reads back the sums it stored: same thread, same addresses.
+  const T* src = static_cast<const T*>(KIND == kFusedAddRms ? p.residual : p.x) + base;
+  for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
+    float v[U][V];
+    Affine<T, KIND, V> affine[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 vi = i0 + u * TPR;
+      if (vi >= end) continue;
+      if constexpr (KIND == kFusedAddRms)
+        load_float<T, V, kCoherent>(src + vi * V, v[u]);
+      else
+        load_float<T, V, kCached>(src + vi * V, v[u]);  // read moments ago: likely in L2
+      affine[u].load(p, c0, vi * V);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 vi = i0 + u * TPR;
+      if (vi >= end) continue;
+      affine[u].apply(p, v[u], mean, scale);
+      store_float<T, V>(static_cast<T*>(p.y) + base + vi * V, v[u]);
+    }
+  }
+  g.finish();
+}
+
+}  // namespace tileops_cuda

@@ -1,0 +1,173 @@
+// Kernel parameter blocks: the one layout the host (g++) and the kernels (NVRTC) share.
+//
+// Plain C++ with builtin types only, so both compilers see the same sizes and offsets
+// (long long is 8 bytes, pointers 8 bytes on every supported host and device). Every
+// kernel takes exactly one of these by value; the host passes its address to
+// cuLaunchKernel.
+#pragma once
+
+namespace tileops_cuda {
+
+// Most dims a strided gather, a general reduction or a broadcast can have after
+// coalescing (what the host merges into fewer dims never reaches a kernel).
+#define TILEOPS_CUDA_MAX_DIMS 8
+
+// 32-bit division by a constant through a multiply and a shift (valid for numerators
+// and divisors below 2^31). The host fills it with FastDiv::make (ops/common.hpp).
+struct FastDiv {
+  unsigned divisor;
+  unsigned mul;    // 0 for divisor 1
+  unsigned shift;
+};
+
+// Where a kernel reports a value error it detects (a RoPE position outside the cache).
+// `host` is page-locked host memory mapped into the device; `claim` a word of device
+// memory. The protocol is in kernels/common.cuh (raise_value_error) and
+// src/value_errors.hpp.
+struct ValueErrorRecord {
+  unsigned epoch;   // written by the host: reports consumed so far
+  unsigned raised;  // written by a kernel: epoch + 1 when a report waits
+  int code;         // what was detected (kValueErrorPosition)
+  int pad;
+  long long index;  // flat index of the offending element
+  long long value;  // the value found there
+  long long bound;  // the exclusive upper bound it broke
+};
+struct ValueErrorSlot {
+  ValueErrorRecord* host;
+  unsigned* claim;
+};
+#define TILEOPS_CUDA_ERROR_POSITION 1
+
+// RMSNorm, fused add + RMSNorm, LayerNorm, GroupNorm: `rows` independent rows of `cols`
+// contiguous elements (a GroupNorm row is one (sample, group)).
+struct NormParams {
+  const void* x;
+  void* residual;      // fused add only: read, replaced by x + residual
+  const void* weight;  // null when absent
+  const void* bias;    // null when absent
+  void* y;
+  long long rows;
+  long long cols;
+  FastDiv channel_size;          // GroupNorm: elements per channel (prod(S)); cols < 2^31
+  FastDiv groups;                // GroupNorm: num_groups; rows < 2^31
+  int channels_per_group;        // GroupNorm: C / num_groups
+  float eps;
+};
+
+// Softmax and log-softmax of x viewed as [outer, len, inner] along len.
+struct SoftmaxParams {
+  const void* x;
+  void* y;
+  long long outer;
+  long long len;
+  long long inner;
+};
+
+// Sum, mean, amax, argmax of x viewed as [outer, len, inner] along len, or (general
+// form) over arbitrary axes. With splits > 1 each CTA reduces `chunk` elements (vectors
+// for the row form) and writes its partial to `partial`; a finalize kernel combines them.
+struct ReduceParams {
+  const void* x;
+  void* y;
+  void* partial;
+  long long outer;
+  long long len;
+  long long inner;
+  long long chunk;
+  int splits;
+  int pad;
+  float scale;  // mean: 1 / len; otherwise 1
+  // General form: output element o -> kept offsets; reduced index -> reduced offsets.
+  int kept_ndim;
+  int red_ndim;
+  long long kept_shape[TILEOPS_CUDA_MAX_DIMS];
+  long long kept_stride[TILEOPS_CUDA_MAX_DIMS];
+  long long red_shape[TILEOPS_CUDA_MAX_DIMS];
+  long long red_stride[TILEOPS_CUDA_MAX_DIMS];
+};
+
+// Inclusive cumulative sum of x viewed as [outer, len, inner] along len. The strided
+// form splits len into `splits` chunks of `chunk` whose totals `partial` holds.
+struct ScanParams {
+  const void* x;
+  void* y;
+  const void* partial;
+  long long outer;
+  long long len;
+  long long inner;
+  long long chunk;
+  int splits;
+};
+
+// One input, one output, n elements.
+struct UnaryParams {
+  const void* x;
+  void* y;
+  long long n;
+};
+
+// act(x[r, :n]) * x[r, n:] for rows r of 2n elements; `n_vec` = n / V as a FastDiv.
+struct GatedParams {
+  const void* x;
+  void* y;
+  long long rows;
+  long long n;
+  FastDiv n_vec;
+};
+
+// y = a op b over [rows, cols]: each operand has its own row stride and a column stride
+// of 0 (broadcast along the row) or 1. `cols_vec` = cols / V as a FastDiv. The ND form
+// (ndim > 0) uses shape and strides instead, element by element.
+struct BinaryParams {
+  const void* a;
+  const void* b;
+  void* y;
+  long long rows;
+  long long cols;
+  long long a_row_stride;
+  long long b_row_stride;
+  int a_col_stride;
+  int b_col_stride;
+  FastDiv cols_vec;
+  float alpha;
+  int pad;
+  long long alpha_int;
+  int ndim;
+  int pad2;
+  long long shape[TILEOPS_CUDA_MAX_DIMS];
+  long long a_stride[TILEOPS_CUDA_MAX_DIMS];
+  long long b_stride[TILEOPS_CUDA_MAX_DIMS];
+};
+
+// Rotary embedding of x [tokens, heads, head_dim]; `units` work items per head as a
+// FastDiv (rotation units then pass-through units), `heads_units` = heads * units.
+struct RopeParams {
+  const void* x;
+  const void* positions;
+  const float* cache;
+  void* y;
+  long long tokens;
+  long long heads;
+  long long head_dim;
+  long long rot_dim;
+  long long max_positions;
+  FastDiv units;
+  FastDiv heads_units;
+  int rot_units;
+  ValueErrorSlot error;
+};
+
+// dst[i] = src[i] where both sides are strided views of the same logical shape.
+struct CopyParams {
+  const void* src;
+  void* dst;
+  long long n;
+  int ndim;
+  int pad;
+  long long shape[TILEOPS_CUDA_MAX_DIMS];
+  long long src_stride[TILEOPS_CUDA_MAX_DIMS];  // elements
+  long long dst_stride[TILEOPS_CUDA_MAX_DIMS];
+};
+
+}  // namespace tileops_cuda

@@ -1,0 +1,203 @@
+// Kernel types of the norm family: RMSNormFwdOp, FusedAddRMSNormFwdOp, LayerNormFwdOp,
+// GroupNormFwdOp (kernels/norm.cuh).
+#include "common.hpp"
+#include "ops.hpp"
+#include "rows.hpp"
+
+#include "../stream_buffer.hpp"
+#include "../strided_copy.hpp"
+
+#include <cstdio>
+
+namespace tileops::cuda {
+namespace {
+
+enum Kind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
+
+struct NormPlan {
+  Kind kind = kRms;
+  Elem elem = Elem::f32;
+  int arch = 0;
+  int64_t cols = 0;
+  double eps = 0;
+  int64_t channel_size = 1, channels_per_group = 1, groups = 1;  // GroupNorm
+  RowPlan primary, fallback;
+
+  ProgramSpec program(const RowPlan& rows) const {
+    return {"norm", {instance(rows.loop ? "norm_loop" : "norm_reg",
+                              {cuda_type(elem), std::to_string(int(kind)), rows.template_args()})}};
+  }
+  std::string identity(const Call& call) const {
+    char eps_text[32];
+    std::snprintf(eps_text, sizeof eps_text, "%.17g", eps);
+    return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|cols " +
+           std::to_string(cols) + "|eps " + eps_text + "|groups " + std::to_string(groups) + " of " +
+           std::to_string(channels_per_group) + "x" + std::to_string(channel_size) + "|" + primary.describe() +
+           "|fallback " + fallback.describe();
+  }
+};
+
+// torch.finfo(dtype).eps, what rms_norm uses when eps is None.
+double machine_epsilon(Elem e) {
+  switch (e) {
+    case Elem::f16: return 0x1p-10;
+    case Elem::bf16: return 0x1p-7;
+    default: return 0x1p-23;
+  }
+}
+
+NormPlan plan(const Call& call, Kind kind) {
+  NormPlan p;
+  p.kind = kind;
+  p.arch = call.arch();
+  if (p.arch < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(p.arch));
+  p.elem = call.dtype(0, "x", kFloats);
+  const auto x = call.shape(0);
+  int64_t run = 0;  // what a vector must not straddle: the row, or a GroupNorm channel
+  if (kind == kGroup) {
+    if (x.size() < 2) call.refuse("x must be [N, C, *S], got rank " + std::to_string(x.size()));
+    p.groups = call.params().get_int("num_groups");
+    if (p.groups <= 0 || x[1] % p.groups != 0)
+      call.refuse("num_groups " + std::to_string(p.groups) + " does not divide C = " + std::to_string(x[1]));
+    p.channels_per_group = x[1] / p.groups;
+    p.channel_size = numel(std::span<const int64_t>(x).subspan(2));
+    p.cols = p.channels_per_group * p.channel_size;
+    p.eps = call.params().get_float("eps");
+    if (p.cols >= (int64_t(1) << 31) || x[0] * p.groups >= (int64_t(1) << 31))
+      call.refuse("groups of " + std::to_string(p.cols) + " elements, " + std::to_string(x[0] * p.groups) +
+                  " of them; the kernel indexes both with 31 bits");
+    run = p.channel_size;
+  } else {
+    const auto normalized = call.params().get_ints("normalized_shape");
+    p.cols = numel(normalized);
+    p.eps = kind == kRms ? call.params().get_optional_float("eps").value_or(machine_epsilon(p.elem))
+                         : call.params().get_float("eps");
+    run = p.cols;
+  }
+  const int vec = run > 0 && run % max_vec(p.elem) == 0 ? max_vec(p.elem) : 1;
+  p.primary = plan_rows(p.cols, vec, p.arch);
+  p.fallback = fallback_rows(p.cols, p.arch);
+  return p;
+}
+
+class NormKernel final : public CudaKernel {
+ public:
+  NormKernel(const DeviceInfo& device, const NormPlan& plan, const std::vector<const Module*>& modules)
+      : CudaKernel(device, "{\"kernel\": \"" + plan.program(plan.primary).kernels[0] + "\", \"rows\": \"" +
+                               plan.primary.describe() + "\"}"),
+        plan_(plan),
+        primary_(modules[0]->functions[0]),
+        fallback_(modules[1]->functions[0]) {}
+
+  void launch(const sdk::LaunchArgs& a) override {
+    prepare();
+    const tileops_tensor& x = *a.inputs[0];
+    if (plan_.cols == 0) return;
+    const int64_t rows = numel(shape_of(x)) / plan_.cols;
+    if (rows == 0) return;
+    tileops_cuda::NormParams p{};
+    p.x = x.data;
+    p.y = a.outputs[0]->data;
+    p.rows = rows;
+    p.cols = plan_.cols;
+    p.eps = float(plan_.eps);
+    const size_t affine = plan_.kind == kFusedAddRms ? 2 : 1;  // first affine input
+    p.weight = a.inputs.size() > affine && a.inputs[affine] ? a.inputs[affine]->data : nullptr;
+    if (plan_.kind == kLayer || plan_.kind == kGroup)
+      p.bias = a.inputs.size() > 2 && a.inputs[2] ? a.inputs[2]->data : nullptr;
+    if (plan_.kind == kGroup) {
+      p.channel_size = make_fast_div(uint32_t(plan_.channel_size));
+      p.channels_per_group = int(plan_.channels_per_group);
+      p.groups = make_fast_div(uint32_t(plan_.groups));
+    }
+    if (plan_.kind != kFusedAddRms) return run(p, a.stream);
+    // The residual is written in place and may arrive strided: then the kernel works on a
+    // contiguous copy that is written back.
+    const tileops_tensor& residual = *a.inputs[1];
+    const auto shape = shape_of(residual);
+    const std::span<const int64_t> strides(residual.strides, residual.strides ? shape.size() : 0);
+    const size_t itemsize = size_of(plan_.elem);
+    if (strides.empty() || is_contiguous(shape, strides)) {
+      p.residual = residual.data;
+      run(p, a.stream);
+    } else {
+      const std::vector<int64_t> packed = contiguous(shape);
+      StreamBuffer scratch(size_t(numel(shape)) * itemsize, a.stream);
+      copy_views(device_, scratch.get(), packed, residual.data, strides, shape, itemsize, a.stream);
+      p.residual = scratch.get();
+      run(p, a.stream);
+      copy_views(device_, residual.data, strides, scratch.get(), packed, shape, itemsize, a.stream);
+    }
+    // residual_out aliases residual; a host that hands a separate buffer gets a copy.
+    const tileops_tensor& out = *a.outputs[1];
+    if (out.data != residual.data) {
+      const std::span<const int64_t> out_strides(out.strides, out.strides ? shape.size() : 0);
+      const std::vector<int64_t> packed = contiguous(shape);
+      copy_views(device_, out.data, out_strides.empty() ? std::span<const int64_t>(packed) : out_strides,
+                 residual.data, strides.empty() ? std::span<const int64_t>(packed) : strides, shape, itemsize,
+                 a.stream);
+    }
+  }
+
+ private:
+  static std::vector<int64_t> contiguous(std::span<const int64_t> shape) {
+    std::vector<int64_t> s(shape.size());
+    int64_t stride = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      s[i] = stride;
+      stride *= shape[i];
+    }
+    return s;
+  }
+
+  void run(const tileops_cuda::NormParams& p, void* stream) const {
+    const size_t align = size_t(plan_.primary.vec) * size_of(plan_.elem);
+    const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.residual, align) &&
+                    aligned(p.weight, align) && aligned(p.bias, align);
+    const RowPlan& rows = ok ? plan_.primary : plan_.fallback;
+    cuda::launch(ok ? primary_ : fallback_, rows.shape(p.rows), stream, &p);
+  }
+
+  NormPlan plan_;
+  CUfunction primary_, fallback_;
+};
+
+template <Kind K>
+std::string norm_identity(const Call& call) {
+  return plan(call, K).identity(call);
+}
+
+template <Kind K>
+std::unique_ptr<sdk::Kernel> build_norm(const Call& call) {
+  const NormPlan p = plan(call, K);
+  const DeviceInfo& device = device_info(call.device());
+  const auto modules = load_programs(device, {p.program(p.primary), p.program(p.fallback)});
+  if (K == kFusedAddRms) preload_copy_kernel(device, size_of(p.elem));
+  return std::make_unique<NormKernel>(device, p, modules);
+}
+
+const KernelTypeDef kRmsNorm{"RMSNormFwdOp", "cuda_rms_norm", norm_identity<kRms>, build_norm<kRms>};
+const KernelTypeDef kFusedAddRmsNorm{"FusedAddRMSNormFwdOp", "cuda_fused_add_rms_norm", norm_identity<kFusedAddRms>,
+                                     build_norm<kFusedAddRms>};
+const KernelTypeDef kLayerNorm{"LayerNormFwdOp", "cuda_layer_norm", norm_identity<kLayer>, build_norm<kLayer>};
+const KernelTypeDef kGroupNorm{"GroupNormFwdOp", "cuda_group_norm", norm_identity<kGroup>, build_norm<kGroup>};
+
+}  // namespace
+
+void register_norm_ops(sdk::Registrar& reg) {
+  for (const KernelTypeDef* def : {&kRmsNorm, &kFusedAddRmsNorm, &kLayerNorm, &kGroupNorm}) register_kernel_type(reg, *def);
+}
+
+void list_norm_programs(std::vector<ProgramSpec>& out) {
+  for (Kind kind : {kRms, kFusedAddRms, kLayer, kGroup})
+    for (Elem e : kFloats) {
+      NormPlan p;
+      p.kind = kind;
+      p.elem = e;
+      for (int vec : {max_vec(e), 1})
+        for (const RowPlan& rows : all_row_plans(vec, 90, false)) out.push_back(p.program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true)) out.push_back(p.program(rows));
+    }
+}
+
+}  // namespace tileops::cuda

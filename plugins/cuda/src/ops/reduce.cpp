@@ -1,0 +1,196 @@
+// Kernel types of SumFwdOp, MeanFwdOp, AmaxFwdOp and ArgmaxFwdOp (kernels/reduce.cuh).
+#include "common.hpp"
+#include "ops.hpp"
+#include "reduce_layout.hpp"
+
+#include "../stream_buffer.hpp"
+
+namespace tileops::cuda {
+namespace {
+
+enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
+
+// Bytes of one partial (the kernels' accumulator type).
+size_t partial_bytes(Red red, Elem e) {
+  if (red == kArgmax) return e == Elem::i64 ? 24 : 16;
+  return e == Elem::i64 ? 8 : 4;
+}
+
+struct ReducePlan {
+  Red red = kSum;
+  Elem elem = Elem::f32;
+  int arch = 0;
+  std::vector<bool> reduced;  // per input dim
+  ReduceLayout layout;        // of the planned shape: what the programs were chosen for
+  int vec = 1;
+  bool split = false;
+
+  std::string args(int v, int partial) const {
+    if (layout.form == ReduceLayout::kRow)
+      return instance("reduce_row", {cuda_type(elem), std::to_string(int(red)), std::to_string(v),
+                                     std::to_string(layout.tpr), std::to_string(layout.rpc), std::to_string(partial)});
+    return instance("reduce_col", {cuda_type(elem), std::to_string(int(red)), std::to_string(v), std::to_string(kReduceTx),
+                                   std::to_string(kReduceTy), std::to_string(partial)});
+  }
+  std::vector<ProgramSpec> programs() const {
+    if (layout.form == ReduceLayout::kGeneral)
+      return {{"reduce", {instance("reduce_general", {cuda_type(elem), std::to_string(int(red))})}}};
+    std::vector<ProgramSpec> out = {{"reduce", {args(vec, split)}}, {"reduce", {args(1, split)}}};
+    if (split) out.push_back({"reduce", {instance("reduce_finalize", {cuda_type(elem), std::to_string(int(red))})}});
+    return out;
+  }
+  std::string identity(const Call& call) const {
+    std::string axes;
+    for (bool r : reduced) axes += r ? 'r' : 'k';
+    return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|axes " + axes + "|" +
+           layout.describe() + " v" + std::to_string(vec) + (split ? " split" : "");
+  }
+};
+
+ReducePlan plan(const Call& call, Red red) {
+  ReducePlan p;
+  p.red = red;
+  p.arch = call.arch();
+  if (p.arch < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(p.arch));
+  p.elem = call.dtype(0, "x", red == kSum || red == kMean ? std::span<const Elem>(kFloats) : std::span<const Elem>(kFloatsAndInts));
+  const auto shape = call.shape(0);
+  const auto& params = call.params();
+  const int64_t ndim = int64_t(shape.size());
+  p.reduced.assign(shape.size(), false);
+  std::vector<int64_t> dims;
+  if (red == kArgmax) {
+    if (auto d = params.get_optional_int("dim")) dims.push_back(*d);
+  } else if (auto list = params.get_optional_ints("dim")) {
+    dims.assign(list->begin(), list->end());
+  }
+  if (dims.empty()) {  // None (or torch's empty list): every axis
+    p.reduced.assign(shape.size(), true);
+  } else {
+    for (int64_t d : dims)
+      if (ndim > 0) p.reduced[size_t(normalize_axis(call, "dim", d, ndim))] = true;
+  }
+  p.layout = reduce_layout(shape, p.reduced);
+  if (p.layout.form == ReduceLayout::kGeneral && red == kArgmax) call.refuse("argmax over several axes");
+  const int maxv = max_vec(p.elem);
+  if (p.layout.form == ReduceLayout::kRow) p.vec = p.layout.len % maxv == 0 ? maxv : 1;
+  if (p.layout.form == ReduceLayout::kCol) p.vec = p.layout.inner % maxv == 0 ? maxv : 1;
+  p.split = p.layout.form != ReduceLayout::kGeneral && splits_for(p.layout, p.vec, call.sm_count()) > 1;
+  return p;
+}
+
+class ReduceKernel final : public CudaKernel {
+ public:
+  ReduceKernel(const DeviceInfo& device, const ReducePlan& plan, const std::vector<const Module*>& modules)
+      : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"), plan_(plan) {
+    for (const Module* m : modules) functions_.push_back(m->functions[0]);
+  }
+
+  void launch(const sdk::LaunchArgs& a) override {
+    prepare();
+    const tileops_tensor& x = *a.inputs[0];
+    const ReduceLayout l = reduce_layout(shape_of(x), plan_.reduced);
+    tileops_cuda::ReduceParams p{};
+    p.x = x.data;
+    p.y = a.outputs[0]->data;
+    p.outer = l.outer;
+    p.len = l.len;
+    p.inner = l.inner;
+    p.scale = plan_.red == kMean ? float(1.0 / double(l.len)) : 1.f;
+    const int64_t n_out = l.outer * l.inner;
+    if (n_out == 0) return;
+    if (l.form == ReduceLayout::kGeneral) {
+      p.kept_ndim = int(l.kept.size());
+      p.red_ndim = int(l.red.size());
+      for (size_t i = 0; i < l.kept.size(); ++i) {
+        p.kept_shape[i] = l.kept[i].size;
+        p.kept_stride[i] = l.kept[i].stride;
+      }
+      for (size_t i = 0; i < l.red.size(); ++i) {
+        p.red_shape[i] = l.red[i].size;
+        p.red_stride[i] = l.red[i].stride;
+      }
+      cuda::launch(functions_[0], warp_per_output(n_out), a.stream, &p);
+      return;
+    }
+    const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
+    const int v = ok ? plan_.vec : 1;
+    const int splits = plan_.split ? splits_for(l, v, device_.sm_count) : 1;
+    p.splits = splits;
+    p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
+    LaunchShape s;
+    if (l.form == ReduceLayout::kRow) {
+      s.grid[0] = unsigned(ceil_div(l.outer, plan_.layout.rpc));  // the compiled layout
+      s.block[0] = unsigned(plan_.layout.tpr * plan_.layout.rpc);
+    } else {
+      s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, kReduceTx));
+      s.block[0] = kReduceTx;
+      s.block[1] = kReduceTy;
+    }
+    s.grid[1] = unsigned(splits);
+    if (splits == 1) {
+      cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
+      return;
+    }
+    StreamBuffer partial(size_t(n_out) * size_t(splits) * partial_bytes(plan_.red, plan_.elem), a.stream);
+    p.partial = partial.get();
+    cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
+    p.outer = n_out;  // the finalize kernel: a warp per output
+    cuda::launch(functions_[2], warp_per_output(n_out), a.stream, &p);
+  }
+
+ private:
+  static LaunchShape warp_per_output(int64_t n) {
+    LaunchShape s;
+    s.grid[0] = unsigned(ceil_div(n, 4));
+    s.block[0] = 128;
+    return s;
+  }
+
+  ReducePlan plan_;
+  std::vector<CUfunction> functions_;  // primary, misaligned fallback, finalize (split)
+};
+
+template <Red R>
+std::string reduce_identity(const Call& call) {
+  return plan(call, R).identity(call);
+}
+
+template <Red R>
+std::unique_ptr<sdk::Kernel> build_reduce(const Call& call) {
+  const ReducePlan p = plan(call, R);
+  const DeviceInfo& device = device_info(call.device());
+  return std::make_unique<ReduceKernel>(device, p, load_programs(device, p.programs()));
+}
+
+const KernelTypeDef kSumDef{"SumFwdOp", "cuda_sum", reduce_identity<kSum>, build_reduce<kSum>};
+const KernelTypeDef kMeanDef{"MeanFwdOp", "cuda_mean", reduce_identity<kMean>, build_reduce<kMean>};
+const KernelTypeDef kAmaxDef{"AmaxFwdOp", "cuda_amax", reduce_identity<kAmax>, build_reduce<kAmax>};
+const KernelTypeDef kArgmaxDef{"ArgmaxFwdOp", "cuda_argmax", reduce_identity<kArgmax>, build_reduce<kArgmax>};
+
+}  // namespace
+
+void register_reduce_ops(sdk::Registrar& reg) {
+  for (const KernelTypeDef* def : {&kSumDef, &kMeanDef, &kAmaxDef, &kArgmaxDef}) register_kernel_type(reg, *def);
+}
+
+void list_reduce_programs(std::vector<ProgramSpec>& out) {
+  for (Red red : {kSum, kMean, kAmax, kArgmax})
+    for (Elem e : kFloatsAndInts) {
+      if ((red == kSum || red == kMean) && (e == Elem::i32 || e == Elem::i64)) continue;
+      ReducePlan p;
+      p.red = red;
+      p.elem = e;
+      for (const ReduceLayout& l : all_reduce_layouts()) {
+        if (l.form == ReduceLayout::kGeneral && red == kArgmax) continue;
+        p.layout = l;
+        for (int vec : {max_vec(e), 1})
+          for (bool split : {false, true}) {
+            p.vec = vec;
+            p.split = split;
+            for (auto& spec : p.programs()) out.push_back(std::move(spec));
+          }
+      }
+    }
+}
+
+}  // namespace tileops::cuda

@@ -1,0 +1,35 @@
+#pragma once
+// How a reduction over some axes of a contiguous tensor maps onto the reduce kernels:
+// axes coalesced into x viewed as [outer, len, inner] (one run of reduced axes), or the
+// general form (several runs), and when to split len over several CTAs.
+#include "common.hpp"
+
+#include <vector>
+
+namespace tileops::cuda {
+
+inline constexpr int kReduceTx = 32, kReduceTy = 8;  // reduce_col's CTA
+
+struct ReduceLayout {
+  enum Form { kRow, kCol, kGeneral };
+  Form form = kRow;
+  int64_t outer = 1, len = 1, inner = 1;  // general: outer outputs of len reduced elements
+  struct Dim {
+    int64_t size, stride;
+  };
+  std::vector<Dim> kept, red;  // the general form's output and reduced dims
+  int tpr = 32, rpc = 4;       // reduce_row: threads per row, rows per CTA
+
+  std::string describe() const;  // "row t128 r1", "col", "general"
+};
+
+// `reduced` flags each dim of `shape`. Size-1 dims are dropped and neighbours with the
+// same flag merged; no reduced run gives the row form with len 1.
+ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<bool>& reduced);
+// CTAs along len for the row or column form accessed `vec` elements at a time: more
+// than 1 only when the rows or column tiles alone would leave the GPU idle.
+int splits_for(const ReduceLayout& layout, int vec, int sm_count);
+// One layout per distinct kernel configuration, for the compile test.
+std::vector<ReduceLayout> all_reduce_layouts();
+
+}  // namespace tileops::cuda

@@ -1,0 +1,34 @@
+#pragma once
+// How a row-wise kernel (norms, softmax along the last dim) lays rows out on threads.
+#include "common.hpp"
+
+namespace tileops::cuda {
+
+struct RowPlan {
+  bool loop = false;  // false: the row lives in registers (norm_reg, softmax_reg)
+  int vec = 1;        // elements per access
+  int items = 1;      // register form: vectors per thread
+  int tpr = 32;       // threads per row (per CTA of a cluster)
+  int rpc = 1;        // rows per CTA
+  int cluster = 1;    // CTAs per row
+
+  // The template arguments after <T, KIND-or-LOG, ...> of the register or loop kernel.
+  std::string template_args() const;
+  std::string describe() const;  // "reg v8 i4 t256 r1 c1"
+  LaunchShape shape(int64_t rows) const;
+};
+
+// The layout for rows of `cols` elements accessed `vec` at a time (1, or 16 bytes'
+// worth when the row length allows): in registers when a row fits (at most 32 floats a
+// thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
+// else the loop form.
+RowPlan plan_rows(int64_t cols, int vec, int arch);
+// The form for rows whose pointers turn out misaligned at launch: the loop, one element
+// an access.
+RowPlan fallback_rows(int64_t cols, int arch);
+
+// Every distinct plan plan_rows (or, with `fallback`, fallback_rows) can return for
+// rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors.
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback);
+
+}  // namespace tileops::cuda

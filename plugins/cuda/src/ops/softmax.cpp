@@ -1,0 +1,157 @@
+// Kernel types of SoftmaxFwdOp and LogSoftmaxFwdOp (kernels/softmax.cuh).
+#include "common.hpp"
+#include "ops.hpp"
+#include "rows.hpp"
+
+#include <algorithm>
+
+namespace tileops::cuda {
+namespace {
+
+constexpr int kTx = 32, kTy = 8;  // softmax_col: threads across inner, down len
+
+// x viewed as [outer, len, inner] around the softmax axis.
+struct Axis {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+Axis split_at(std::span<const int64_t> shape, int64_t dim) {
+  Axis a;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (int64_t(i) < dim) a.outer *= shape[i];
+    if (int64_t(i) == dim) a.len = shape[i];
+    if (int64_t(i) > dim) a.inner *= shape[i];
+  }
+  return a;
+}
+
+struct SoftmaxPlan {
+  int log = 0;
+  Elem elem = Elem::f32;
+  int arch = 0;
+  int64_t dim = 0;
+  bool rows = true;  // inner == 1: the row kernels; else softmax_col
+  RowPlan primary, fallback;
+  int vec = 1, cluster = 1;  // softmax_col
+
+  ProgramSpec row_program(const RowPlan& r) const {
+    return {"softmax", {instance(r.loop ? "softmax_loop" : "softmax_reg", {cuda_type(elem), std::to_string(log), r.template_args()})}};
+  }
+  ProgramSpec col_program(int v) const {
+    return {"softmax", {instance("softmax_col", {cuda_type(elem), std::to_string(log), std::to_string(v),
+                                                 std::to_string(kTx), std::to_string(kTy), std::to_string(cluster)})}};
+  }
+  std::vector<ProgramSpec> programs() const {
+    if (rows) return {row_program(primary), row_program(fallback)};
+    return {col_program(vec), col_program(1)};
+  }
+  std::string identity(const Call& call, int64_t len) const {
+    std::string id = std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " +
+                     std::to_string(dim);
+    if (rows) return id + "|len " + std::to_string(len) + "|" + primary.describe() + "|fallback " + fallback.describe();
+    return id + "|columns v" + std::to_string(vec) + " c" + std::to_string(cluster);
+  }
+};
+
+SoftmaxPlan plan(const Call& call, int log) {
+  SoftmaxPlan p;
+  p.log = log;
+  p.arch = call.arch();
+  if (p.arch < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(p.arch));
+  p.elem = call.dtype(0, "x", kFloats);
+  const auto shape = call.shape(0);
+  p.dim = normalize_axis(call, "dim", call.params().get_int("dim"), int64_t(shape.size()));
+  const Axis a = split_at(shape, p.dim);
+  const int maxv = max_vec(p.elem);
+  p.rows = a.inner == 1;
+  if (p.rows) {
+    p.primary = plan_rows(a.len, a.len % maxv == 0 ? maxv : 1, p.arch);
+    p.fallback = fallback_rows(a.len, p.arch);
+  } else {
+    // A warp reads 128 bytes of a row at a time: narrow vectors, many column tiles.
+    const int narrow = std::max(1, maxv / 4);
+    p.vec = a.inner % narrow == 0 ? narrow : 1;
+    const int64_t tiles = a.outer * ceil_div(a.inner / p.vec, kTx);
+    // Split len over a cluster when the column tiles alone leave SMs idle.
+    if (p.arch >= 90) p.cluster = int(clamp(pow2_ceil(ceil_div(2 * int64_t(call.sm_count()), tiles)), 1, 8));
+  }
+  return p;
+}
+
+class SoftmaxKernel final : public CudaKernel {
+ public:
+  SoftmaxKernel(const DeviceInfo& device, const SoftmaxPlan& plan, const std::vector<const Module*>& modules)
+      : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
+        plan_(plan),
+        primary_(modules[0]->functions[0]),
+        fallback_(modules[1]->functions[0]) {}
+
+  void launch(const sdk::LaunchArgs& a) override {
+    prepare();
+    const tileops_tensor& x = *a.inputs[0];
+    const Axis ax = split_at(shape_of(x), plan_.dim);
+    tileops_cuda::SoftmaxParams p{x.data, a.outputs[0]->data, ax.outer, ax.len, ax.inner};
+    if (ax.outer * ax.len * ax.inner == 0) return;
+    const int vec = plan_.rows ? plan_.primary.vec : plan_.vec;
+    const size_t align = size_t(vec) * size_of(plan_.elem);
+    const bool ok = aligned(p.x, align) && aligned(p.y, align);
+    if (plan_.rows) {
+      const RowPlan& rows = ok ? plan_.primary : plan_.fallback;
+      cuda::launch(ok ? primary_ : fallback_, rows.shape(ax.outer), a.stream, &p);
+      return;
+    }
+    const int v = ok ? vec : 1;
+    LaunchShape s;
+    s.grid[0] = unsigned(ax.outer * ceil_div(ax.inner / v, kTx) * plan_.cluster);
+    s.block[0] = kTx;
+    s.block[1] = kTy;
+    s.cluster = unsigned(plan_.cluster);
+    cuda::launch(ok ? primary_ : fallback_, s, a.stream, &p);
+  }
+
+ private:
+  SoftmaxPlan plan_;
+  CUfunction primary_, fallback_;
+};
+
+template <int LOG>
+std::string softmax_identity(const Call& call) {
+  const SoftmaxPlan p = plan(call, LOG);
+  const auto shape = call.shape(0);
+  return p.identity(call, split_at(shape, p.dim).len);
+}
+
+template <int LOG>
+std::unique_ptr<sdk::Kernel> build_softmax(const Call& call) {
+  const SoftmaxPlan p = plan(call, LOG);
+  const DeviceInfo& device = device_info(call.device());
+  return std::make_unique<SoftmaxKernel>(device, p, load_programs(device, p.programs()));
+}
+
+const KernelTypeDef kSoftmax{"SoftmaxFwdOp", "cuda_softmax", softmax_identity<0>, build_softmax<0>};
+const KernelTypeDef kLogSoftmax{"LogSoftmaxFwdOp", "cuda_log_softmax", softmax_identity<1>, build_softmax<1>};
+
+}  // namespace
+
+void register_softmax_ops(sdk::Registrar& reg) {
+  register_kernel_type(reg, kSoftmax);
+  register_kernel_type(reg, kLogSoftmax);
+}
+
+void list_softmax_programs(std::vector<ProgramSpec>& out) {
+  for (int log : {0, 1})
+    for (Elem e : kFloats) {
+      SoftmaxPlan p;
+      p.log = log;
+      p.elem = e;
+      for (int vec : {max_vec(e), 1})
+        for (const RowPlan& rows : all_row_plans(vec, 90, false)) out.push_back(p.row_program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true)) out.push_back(p.row_program(rows));
+      for (int cluster : {1, 2, 4, 8})
+        for (int vec : {std::max(1, max_vec(e) / 4), 1}) {
+          p.cluster = cluster;
+          out.push_back(p.col_program(vec));
+        }
+    }
+}
+
+}  // namespace tileops::cuda

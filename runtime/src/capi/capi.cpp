@@ -1,0 +1,164 @@
+// The C API: thin wrappers that turn exceptions into statuses and a per-thread
+// message.
+#include <tileops/backend.hpp>
+#include <tileops/errors.hpp>
+#include <tileops/op.hpp>
+#include <tileops/tileops.h>
+
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct tileops_op {
+  tileops::Op op;
+};
+struct tileops_array {
+  tileops::Tensor tensor;
+};
+
+namespace {
+
+thread_local std::string last_error;
+thread_local std::string last_kind;
+
+template <class F>
+tileops_status guarded(F&& body) noexcept {
+  last_error.clear();
+  last_kind.clear();
+  try {
+    body();
+    return TILEOPS_OK;
+  } catch (const tileops::Error& e) {
+    last_error = e.what();
+    last_kind = e.kind();
+    if (dynamic_cast<const tileops::ValueError*>(&e)) return TILEOPS_ERR_INVALID_ARGUMENT;
+    if (dynamic_cast<const tileops::OpNotAvailableError*>(&e)) return TILEOPS_ERR_UNSUPPORTED;
+    if (dynamic_cast<const tileops::UnknownTargetError*>(&e)) return TILEOPS_ERR_NOT_FOUND;
+    return TILEOPS_ERR_INTERNAL;
+  } catch (const std::bad_alloc&) {
+    last_error = "out of host memory";
+    last_kind = "BackendError";
+    return TILEOPS_ERR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    last_kind = "BackendError";
+    return TILEOPS_ERR_INTERNAL;
+  }
+}
+
+tileops::Params to_params(const tileops_param* params, size_t n) {
+  tileops::Params out;
+  for (size_t i = 0; i < n; ++i) {
+    const tileops_param& p = params[i];
+    tileops::ParamValue v;
+    switch (p.kind) {
+      case TILEOPS_PARAM_NONE: v = std::monostate{}; break;
+      case TILEOPS_PARAM_BOOL: v = p.u.b != 0; break;
+      case TILEOPS_PARAM_INT: v = p.u.i; break;
+      case TILEOPS_PARAM_FLOAT: v = p.u.f; break;
+      case TILEOPS_PARAM_STRING: v = std::string(p.u.s ? p.u.s : ""); break;
+      case TILEOPS_PARAM_INT_LIST: v = std::vector<int64_t>(p.u.ints.data, p.u.ints.data + p.u.ints.len); break;
+      case TILEOPS_PARAM_FLOAT_LIST: v = std::vector<double>(p.u.floats.data, p.u.floats.data + p.u.floats.len); break;
+      case TILEOPS_PARAM_DTYPE: v = tileops::DType::from_c(p.u.dtype); break;
+      default:
+        throw tileops::ValueError(std::string("parameter '") + (p.name ? p.name : "") +
+                                  "' has unknown kind " + std::to_string(p.kind));
+    }
+    out.emplace_back(p.name ? p.name : "", std::move(v));
+  }
+  return out;
+}
+
+// Load failures are copied once into storage that lives for the process, so the C
+// strings handed out stay valid.
+const std::deque<tileops::LoadFailure>& stable_failures() {
+  static std::mutex mu;
+  static std::deque<tileops::LoadFailure> kept;
+  std::lock_guard lock(mu);
+  auto now = tileops::load_failures();
+  for (size_t i = kept.size(); i < now.size(); ++i) kept.push_back(now[i]);
+  return kept;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tileops_last_error(void) { return last_error.c_str(); }
+const char* tileops_last_error_kind(void) { return last_kind.c_str(); }
+
+tileops_status tileops_load_plugins(void) {
+  return guarded([] { tileops::load_plugins(); });
+}
+
+size_t tileops_load_failure_count(void) { return stable_failures().size(); }
+
+tileops_status tileops_load_failure(size_t index, const char** path, const char** stage,
+                                    const char** reason) {
+  return guarded([&] {
+    const auto& failures = stable_failures();
+    if (index >= failures.size())
+      throw tileops::ValueError("load failure " + std::to_string(index) + " does not exist; there are " +
+                                std::to_string(failures.size()));
+    if (path) *path = failures[index].path.c_str();
+    if (stage) *stage = failures[index].stage.c_str();
+    if (reason) *reason = failures[index].reason.c_str();
+  });
+}
+
+tileops_status tileops_array_from_blob(void* data, tileops_device device, tileops_dtype dtype,
+                                       int32_t ndim, const int64_t* shape,
+                                       const int64_t* strides, tileops_array** out) {
+  return guarded([&] {
+    tileops::ShapeView s(shape, size_t(ndim));
+    tileops::ShapeView st = strides ? tileops::ShapeView(strides, size_t(ndim)) : tileops::ShapeView();
+    *out = new tileops_array{tileops::Tensor::from_blob(data, s, tileops::DType::from_c(dtype),
+                                                        tileops::Device::from_c(device), st)};
+  });
+}
+
+tileops_status tileops_array_empty(tileops_device device, tileops_dtype dtype, int32_t ndim,
+                                   const int64_t* shape, tileops_array** out) {
+  return guarded([&] {
+    *out = new tileops_array{tileops::Tensor::empty(tileops::ShapeView(shape, size_t(ndim)),
+                                                    tileops::DType::from_c(dtype),
+                                                    tileops::Device::from_c(device))};
+  });
+}
+
+void tileops_array_release(tileops_array* array) { delete array; }
+void* tileops_array_data(const tileops_array* a) { return a->tensor.data(); }
+int32_t tileops_array_ndim(const tileops_array* a) { return int32_t(a->tensor.ndim()); }
+const int64_t* tileops_array_shape(const tileops_array* a) { return a->tensor.shape().data(); }
+tileops_dtype tileops_array_dtype(const tileops_array* a) { return a->tensor.dtype().to_c(); }
+
+tileops_status tileops_op_create(const char* name, const tileops_param* params, size_t n_params,
+                                 const char* target, tileops_op** out) {
+  return guarded([&] {
+    tileops::Target t;
+    if (target) t = std::string(target);
+    *out = new tileops_op{tileops::Op(name ? name : "", to_params(params, n_params), t)};
+  });
+}
+
+void tileops_op_destroy(tileops_op* op) { delete op; }
+size_t tileops_op_num_inputs(const tileops_op* op) { return op->op.input_names().size(); }
+size_t tileops_op_num_outputs(const tileops_op* op) { return op->op.output_names().size(); }
+
+tileops_status tileops_op_call(tileops_op* op, tileops_array* const* inputs, size_t n_inputs,
+                               tileops_array** outputs, size_t n_outputs) {
+  return guarded([&] {
+    std::vector<tileops::Tensor> in(n_inputs);
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (inputs[i]) in[i] = inputs[i]->tensor;
+    std::vector<tileops::Tensor> out(n_outputs);
+    for (size_t j = 0; j < n_outputs; ++j)
+      if (outputs[j]) out[j] = outputs[j]->tensor;
+    op->op.call(in, out);
+    for (size_t j = 0; j < n_outputs; ++j)
+      if (!outputs[j]) outputs[j] = new tileops_array{std::move(out[j])};
+  });
+}
+
+}  // extern "C"

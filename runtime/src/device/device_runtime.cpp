@@ -1,0 +1,137 @@
+#include "device/device_runtime.hpp"
+
+#include "loader/plugin_loader.hpp"
+#include "registry/registrar.hpp"
+#include "registry/registry.hpp"
+#include "support/status.hpp"
+
+#include <tileops/errors.hpp>
+
+#include <vector>
+
+namespace tileops::detail {
+namespace {
+
+void check(tileops_status status, const tileops_error& err, const char* what,
+           const Device& device) {
+  if (status == TILEOPS_OK) return;
+  throw_status(status, std::string(what) + " on " + device.str() + " failed: " +
+                           describe(err, status));
+}
+
+// Copies the innermost contiguous runs one by one: the fallback for runtimes
+// without copy_strided.
+void gather_runs(const DeviceRuntime& rt, char* dst, const char* src, const Device& device,
+                 ShapeView shape, ShapeView strides, size_t itemsize, void* stream) {
+  const size_t ndim = shape.size();
+  size_t inner = ndim;  // axes [inner, ndim) form one contiguous run
+  int64_t run = 1;
+  while (inner > 0 && strides[inner - 1] == run) run *= shape[--inner];
+  std::vector<int64_t> index(inner, 0);
+  const size_t run_bytes = size_t(run) * itemsize;
+  int64_t runs = 1;
+  for (size_t d = 0; d < inner; ++d) runs *= shape[d];
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < inner; ++d) offset += index[d] * strides[d];
+    rt.copy(dst + size_t(r) * run_bytes, device, src + offset * int64_t(itemsize), device,
+            run_bytes, stream);
+    for (size_t d = inner; d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+DeviceRuntime DeviceRuntime::of(const Device& device) {
+  load_all_plugins();
+  const auto* record = Registry::get().snapshot().runtime(device);
+  if (!record)
+    throw BackendError("no device runtime for device type '" + std::string(device.type()) +
+                       "': no loaded plugin registers one (see `tileops plugins` and "
+                       "`tileops failures`)");
+  return DeviceRuntime(record);
+}
+
+void* DeviceRuntime::alloc(const Device& device, size_t bytes, void* stream) const {
+  tileops_error err;
+  void* ptr = nullptr;
+  auto d = device.to_c();
+  auto status = record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
+  check(status, err, ("allocating " + std::to_string(bytes) + " bytes").c_str(), device);
+  return ptr;
+}
+
+void DeviceRuntime::free(const Device& device, void* ptr, void* stream) const {
+  auto d = device.to_c();
+  record_->runtime.free(record_->runtime.user, &d, ptr, stream);
+}
+
+void DeviceRuntime::copy(void* dst, const Device& dst_device, const void* src,
+                         const Device& src_device, size_t bytes, void* stream) const {
+  tileops_error err;
+  auto dd = dst_device.to_c();
+  auto sd = src_device.to_c();
+  auto status =
+      record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
+  check(status, err, ("copying " + std::to_string(bytes) + " bytes from " + src_device.str()).c_str(),
+        dst_device);
+}
+
+void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& device,
+                                 ShapeView shape, ShapeView strides, size_t itemsize,
+                                 void* stream) const {
+  if (!record_->runtime.copy_strided) {
+    gather_runs(*this, static_cast<char*>(dst), static_cast<const char*>(src), device, shape,
+                strides, itemsize, stream);
+    return;
+  }
+  tileops_error err;
+  auto d = device.to_c();
+  auto status = record_->runtime.copy_strided(record_->runtime.user, dst, src, &d,
+                                              int32_t(shape.size()), shape.data(),
+                                              strides.data(), itemsize, stream, &err);
+  check(status, err, "gathering a strided tensor", device);
+}
+
+void DeviceRuntime::synchronize(const Device& device, void* stream) const {
+  tileops_error err;
+  auto d = device.to_c();
+  check(record_->runtime.synchronize(record_->runtime.user, &d, stream, &err), err,
+        "synchronizing", device);
+}
+
+void* DeviceRuntime::stream_create(const Device& device) const {
+  if (!record_->runtime.stream_create)
+    throw BackendError("device type '" + std::string(device.type()) +
+                       "' has no streams to create");
+  tileops_error err;
+  void* stream = nullptr;
+  auto d = device.to_c();
+  check(record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err), err,
+        "creating a stream", device);
+  return stream;
+}
+
+void DeviceRuntime::stream_destroy(const Device& device, void* stream) const {
+  if (!record_->runtime.stream_destroy) return;
+  auto d = device.to_c();
+  record_->runtime.stream_destroy(record_->runtime.user, &d, stream);
+}
+
+void DeviceRuntime::set_current(const Device& device) const {
+  if (!record_->runtime.set_current) return;
+  tileops_error err;
+  auto d = device.to_c();
+  check(record_->runtime.set_current(record_->runtime.user, &d, &err), err,
+        "making the device current", device);
+}
+
+int32_t DeviceRuntime::device_count() const {
+  return record_->runtime.device_count ? record_->runtime.device_count(record_->runtime.user)
+                                       : 1;
+}
+
+}  // namespace tileops::detail

@@ -1,0 +1,75 @@
+#pragma once
+// The state behind one tileops::Op: its bound signature, the target decision, the
+// memo tables, the in-tree kernels and a composite's sub-ops.
+#include "op/in_tree.hpp"
+#include "op/kernel_handle.hpp"
+#include "op/route.hpp"
+#include "op/signature_map.hpp"
+
+#include <tileops/manifest.hpp>
+#include <tileops/op.hpp>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tileops::detail {
+
+class CompositeRunner;
+
+class OpState {
+ public:
+  static constexpr size_t kMaxTensors = 16;
+
+  OpState(std::string_view name, const Params& params, Target target);
+  ~OpState();
+
+  void call(std::span<const Tensor> inputs, std::span<Tensor> outputs);
+
+  const std::string& name() const { return name_; }
+  const manifest::OpSpec& spec() const { return *spec_; }
+  const manifest::BoundSignature& signature() const { return *signature_; }
+  Params params() const;
+  Target target() const;
+  void request_tune();
+  std::string kernel_config() const;
+  Roofline roofline(std::span<const Tensor> inputs) const;
+
+ private:
+  struct Described;  // the inputs and caller outputs of one call, as descriptions
+  void describe_call(std::span<const Tensor> inputs, std::span<Tensor> outputs, Described& d) const;
+  // Returns the settled route, settling it on the first call.
+  Route route_for(const Device& device);
+  KernelRef kernel_for(const Route& route, const Device& device, DescList inputs);
+  KernelRef build_target_kernel(const Route& route, const Device& device, DescList inputs);
+  void tune_new(const KernelRef& kernel, const Device& device);
+  void launch(const KernelHandle& kernel, const manifest::CallCheck& check,
+              std::span<const Tensor> inputs, std::span<Tensor> outputs);
+  void fill_outputs(const manifest::CallCheck& check, std::span<const Tensor> inputs,
+                    std::span<Tensor> outputs) const;
+  bool writes_nothing(const manifest::CallCheck& check, std::span<const Tensor> inputs) const;
+  void revoke();
+
+  std::string name_;
+  const manifest::OpSpec* spec_;
+  std::shared_ptr<const manifest::BoundSignature> signature_;
+  Target requested_;
+  std::vector<std::string> param_names_;
+  std::vector<ParamValue> param_values_;
+  std::vector<tileops_param> abi_params_;
+
+  mutable std::shared_mutex mutex_;  // guards everything below
+  Route route_;
+  SignatureMap<KernelRef> target_memo_;
+  InTreeKernels in_tree_;
+  std::unique_ptr<CompositeRunner> composite_;
+  std::vector<std::pair<KernelRef, Device>> built_;  // build order: tuning, kernel_config
+  bool tuned_ = false;
+  bool warned_untunable_ = false;
+};
+
+}  // namespace tileops::detail

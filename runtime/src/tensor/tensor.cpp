@@ -1,0 +1,175 @@
+#include "device/device_runtime.hpp"
+
+#include <tileops/errors.hpp>
+#include <tileops/stream.hpp>
+#include <tileops/tensor.hpp>
+
+namespace tileops {
+
+using detail::DeviceRuntime;
+
+Storage::~Storage() {
+  if (deleter_) {
+    deleter_(data_);
+  } else if (allocator_) {
+    const auto* record = static_cast<const detail::DeviceRuntimeRecord*>(allocator_);
+    auto d = device_.to_c();
+    record->runtime.free(record->runtime.user, &d, data_, stream_);
+  }
+}
+
+Dims contiguous_strides(ShapeView shape) {
+  Dims strides(shape.size());
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+namespace {
+
+void check_device_index(const DeviceRuntime& rt, const Device& device) {
+  if (device.index() < 0) return;
+  int32_t count = rt.device_count();
+  if (device.index() >= count)
+    throw ValueError("device " + device.str() + " does not exist: " + std::to_string(count) +
+                     " device(s) of type '" + std::string(device.type()) + "'");
+}
+
+int64_t normalize_dim(int64_t dim, int64_t ndim, const char* what) {
+  if (dim < -ndim || dim >= ndim)
+    throw ValueError(std::string(what) + ": dim " + std::to_string(dim) +
+                     " is out of range for a tensor of rank " + std::to_string(ndim));
+  return dim < 0 ? dim + ndim : dim;
+}
+
+}  // namespace
+
+Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
+  for (int64_t d : shape)
+    if (d < 0) throw ValueError("Tensor::empty: negative dimension in shape " + format_shape(shape));
+  auto rt = DeviceRuntime::of(device);
+  check_device_index(rt, device);
+  void* stream = current_stream(device);
+  size_t nbytes = size_t(tileops::numel(shape)) * dtype.itemsize();
+  Tensor t;
+  t.storage_ = std::shared_ptr<Storage>(new Storage(rt.alloc(device, nbytes, stream), nbytes, device));
+  t.storage_->allocator_ = &rt.record();
+  t.storage_->stream_ = stream;
+  t.dtype_ = dtype;
+  t.shape_.assign(shape.begin(), shape.end());
+  t.strides_ = contiguous_strides(shape);
+  return t;
+}
+
+Tensor Tensor::from_blob(void* data, ShapeView shape, DType dtype, Device device,
+                         ShapeView strides, std::function<void(void*)> deleter) {
+  if (!strides.empty() && strides.size() != shape.size())
+    throw ValueError("Tensor::from_blob: " + std::to_string(strides.size()) +
+                     " strides for a shape of rank " + std::to_string(shape.size()));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_.assign(shape.begin(), shape.end());
+  if (strides.empty())
+    t.strides_ = contiguous_strides(shape);
+  else
+    t.strides_.assign(strides.begin(), strides.end());
+  int64_t extent = 1;  // one past the furthest element, in elements
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) extent = 0;
+    if (extent) extent += (shape[i] - 1) * t.strides_[i];
+  }
+  t.storage_ = std::shared_ptr<Storage>(new Storage(data, size_t(extent) * dtype.itemsize(), device));
+  t.storage_->deleter_ = std::move(deleter);
+  return t;
+}
+
+int64_t Tensor::size(int64_t dim) const {
+  return shape_[size_t(normalize_dim(dim, ndim(), "Tensor::size"))];
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  Tensor out = empty(shape(), dtype_, device());
+  if (out.numel() == 0) return out;
+  auto rt = DeviceRuntime::of(device());
+  rt.copy_strided(out.data(), data(), device(), shape(), strides(), dtype_.itemsize(),
+                  current_stream(device()));
+  return out;
+}
+
+Tensor Tensor::to(const Device& target) const {
+  if (device() == target) return *this;
+  Tensor out = empty(shape(), dtype_, target);
+  out.copy_from(*this);
+  return out;
+}
+
+void Tensor::copy_from(const Tensor& src) {
+  if (src.dtype_ != dtype_ || !std::equal(shape_.begin(), shape_.end(), src.shape_.begin(), src.shape_.end()))
+    throw ValueError("Tensor::copy_from: source is " + std::string(src.dtype_.name()) +
+                     format_shape(src.shape()) + ", destination is " + std::string(dtype_.name()) +
+                     format_shape(shape()));
+  if (!is_contiguous())
+    throw ValueError("Tensor::copy_from: the destination must be contiguous");
+  if (nbytes() == 0) return;
+  Tensor from = src.contiguous();
+  const Device& dst_dev = device();
+  const Device& src_dev = from.device();
+  if (!dst_dev.same_type(src_dev) && !dst_dev.is_cpu() && !src_dev.is_cpu()) {
+    copy_from(from.to(Device::cpu()));  // two accelerators of different types: via the host
+    return;
+  }
+  // The accelerator's runtime moves the bytes (CPU's when both are host memory).
+  const Device& driver = dst_dev.is_cpu() ? src_dev : dst_dev;
+  auto rt = DeviceRuntime::of(driver);
+  void* stream = current_stream(driver);
+  rt.copy(data(), dst_dev, from.data(), src_dev, nbytes(), stream);
+  if (dst_dev.is_cpu() && !src_dev.is_cpu()) rt.synchronize(driver, stream);  // host reads next
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  Tensor t = *this;
+  auto a = size_t(normalize_dim(dim0, ndim(), "Tensor::transpose"));
+  auto b = size_t(normalize_dim(dim1, ndim(), "Tensor::transpose"));
+  std::swap(t.shape_[a], t.shape_[b]);
+  std::swap(t.strides_[a], t.strides_[b]);
+  return t;
+}
+
+Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const {
+  auto d = size_t(normalize_dim(dim, ndim(), "Tensor::slice"));
+  if (start < 0 || end < start || end > shape_[d])
+    throw ValueError("Tensor::slice: [" + std::to_string(start) + ", " + std::to_string(end) +
+                     ") is out of range for dim " + std::to_string(dim) + " of size " +
+                     std::to_string(shape_[d]));
+  Tensor t = *this;
+  t.offset_bytes_ += size_t(start * strides_[d]) * dtype_.itemsize();
+  t.shape_[d] = end - start;
+  return t;
+}
+
+Tensor Tensor::reshape(ShapeView new_shape) const {
+  if (tileops::numel(new_shape) != numel())
+    throw ValueError("Tensor::reshape: " + format_shape(shape()) + " has " +
+                     std::to_string(numel()) + " elements, " + format_shape(new_shape) +
+                     " needs " + std::to_string(tileops::numel(new_shape)));
+  if (!is_contiguous()) throw ValueError("Tensor::reshape: the tensor must be contiguous");
+  Tensor t = *this;
+  t.shape_.assign(new_shape.begin(), new_shape.end());
+  t.strides_ = contiguous_strides(new_shape);
+  return t;
+}
+
+}  // namespace tileops

@@ -1,0 +1,94 @@
+/* A C99 application of the C API: plugin failures, an op created and called on
+ * caller memory, errors read back. Exits non-zero on the first broken expectation. */
+#include <tileops/tileops.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EXPECT(cond)                                                          \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      fprintf(stderr, "%s:%d: expected %s (last error: %s)\n", __FILE__,      \
+              __LINE__, #cond, tileops_last_error());                         \
+      return 1;                                                               \
+    }                                                                         \
+  } while (0)
+
+static const tileops_device kCpu = {"cpu", -1};
+static const tileops_dtype kF32 = {TILEOPS_DTYPE_FLOAT, 32, 1};
+
+static int rms_norm_on_caller_memory(void) {
+  float x[2 * 4] = {1, 2, 3, 4, -1, 0.5f, 2, -3};
+  float w[4] = {1, 0.5f, 2, 1};
+  float y[2 * 4];
+  const int64_t shape_x[2] = {2, 4}, shape_w[1] = {4};
+  const int64_t normalized_shape[1] = {4};
+  tileops_param params[2];
+  tileops_op* op = NULL;
+  tileops_array *ax = NULL, *aw = NULL, *ay = NULL;
+  tileops_array* inputs[2];
+  int r, i;
+
+  params[0].name = "normalized_shape";
+  params[0].kind = TILEOPS_PARAM_INT_LIST;
+  params[0].u.ints.data = normalized_shape;
+  params[0].u.ints.len = 1;
+  params[1].name = "eps";
+  params[1].kind = TILEOPS_PARAM_FLOAT;
+  params[1].u.f = 1e-6;
+  EXPECT(tileops_op_create("RMSNormFwdOp", params, 2, NULL, &op) == TILEOPS_OK);
+  EXPECT(tileops_op_num_inputs(op) == 2 && tileops_op_num_outputs(op) == 1);
+  EXPECT(tileops_array_from_blob(x, kCpu, kF32, 2, shape_x, NULL, &ax) == TILEOPS_OK);
+  EXPECT(tileops_array_from_blob(w, kCpu, kF32, 1, shape_w, NULL, &aw) == TILEOPS_OK);
+  EXPECT(tileops_array_from_blob(y, kCpu, kF32, 2, shape_x, NULL, &ay) == TILEOPS_OK);
+  inputs[0] = ax;
+  inputs[1] = aw;
+  /* RMSNorm's output takes no caller buffer: the runtime allocates it. */
+  {
+    tileops_array* outputs[1] = {NULL};
+    EXPECT(tileops_op_call(op, inputs, 2, outputs, 1) == TILEOPS_OK);
+    EXPECT(tileops_array_ndim(outputs[0]) == 2 && tileops_array_shape(outputs[0])[1] == 4);
+    for (r = 0; r < 2; ++r) {
+      double ss = 0;
+      for (i = 0; i < 4; ++i) ss += (double)x[r * 4 + i] * x[r * 4 + i];
+      for (i = 0; i < 4; ++i) {
+        double expected = x[r * 4 + i] / sqrt(ss / 4 + 1e-6) * w[i];
+        double got = ((const float*)tileops_array_data(outputs[0]))[r * 4 + i];
+        EXPECT(fabs(got - expected) <= 1e-5 * fabs(expected) + 1e-6);
+      }
+    }
+    tileops_array_release(outputs[0]);
+  }
+  /* A bad shape is refused with the manifest's message. */
+  inputs[1] = ay;
+  {
+    tileops_array* outputs[1] = {NULL};
+    EXPECT(tileops_op_call(op, inputs, 2, outputs, 1) == TILEOPS_ERR_INVALID_ARGUMENT);
+    EXPECT(strcmp(tileops_last_error_kind(), "ValueError") == 0);
+    EXPECT(strstr(tileops_last_error(), "input 'weight' has shape [2, 4]") != NULL);
+  }
+  tileops_array_release(ax);
+  tileops_array_release(aw);
+  tileops_array_release(ay);
+  tileops_op_destroy(op);
+  return 0;
+}
+
+static int errors(void) {
+  tileops_op* op = NULL;
+  EXPECT(tileops_op_create("RMSNormFwOp", NULL, 0, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strstr(tileops_last_error(), "did you mean RMSNormFwdOp") != NULL);
+  EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, "nope", &op) == TILEOPS_ERR_NOT_FOUND);
+  EXPECT(strcmp(tileops_last_error_kind(), "UnknownTargetError") == 0);
+  return 0;
+}
+
+int main(void) {
+  EXPECT(tileops_load_plugins() == TILEOPS_OK);
+  EXPECT(tileops_load_failure_count() == 0);
+  if (rms_norm_on_caller_memory() != 0) return 1;
+  if (errors() != 0) return 1;
+  puts("C API: all expectations met");
+  return 0;
+}

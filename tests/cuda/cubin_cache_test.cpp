@@ -1,0 +1,197 @@
+// The on-disk cubin cache: key stability, the file format and its checksum, atomic
+// writes, and the JIT's recovery from a corrupt entry. No GPU needed; the recompile
+// case needs NVRTC and is skipped, saying so, without it.
+#include <doctest/doctest.h>
+
+#include "jit.hpp"
+#include "nvrtc.hpp"
+
+#include <tileops/cuda/cubin_cache.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace cache = tileops::cuda::cache;
+namespace cuda = tileops::cuda;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory, removed with the object; TILEOPS_CACHE_DIR points at it meanwhile.
+struct TempCacheDir {
+  fs::path path;
+  std::string previous;
+  bool had_previous;
+  TempCacheDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tileops-cuda-cache-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+    const char* old = std::getenv("TILEOPS_CACHE_DIR");
+    had_previous = old != nullptr;
+    if (old) previous = old;
+    setenv("TILEOPS_CACHE_DIR", path.c_str(), 1);
+  }
+  ~TempCacheDir() {
+    if (had_previous)
+      setenv("TILEOPS_CACHE_DIR", previous.c_str(), 1);
+    else
+      unsetenv("TILEOPS_CACHE_DIR");
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string cuda_dir() const { return cache::cuda_dir(path.string()); }
+};
+
+cache::Entry sample_entry() {
+  cache::Entry e;
+  e.arch = 90;
+  e.nvrtc_version = 13000;
+  e.description = "norm.cuh: tileops_cuda::norm_reg<float, 0, 4, 8, 256, 1, 1>";
+  e.symbols = {{"tileops_cuda::norm_reg<float, 0, 4, 8, 256, 1, 1>", "_ZN12tileops_cuda8norm_regIfLi0EEEv"}};
+  e.cubin = std::string("\x7f" "ELF", 4) + std::string(1000, '\x42');
+  return e;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void spit(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+const cuda::ProgramSpec kProgram{"copy", {"tileops_cuda::strided_copy<4>"}};
+
+}  // namespace
+
+TEST_CASE("the hash is FNV-1a-128 and frames each piece") {
+  // FNV-1a-128 of the empty string is the offset basis; of "a", the published vector.
+  CHECK(cache::Hasher::of("").hex() == "6c62272e07bb014262b821756295c58d");
+  CHECK(cache::Hasher::of("a").hex() == "d228cb696f1a8caf78912b704e4a8964");
+  CHECK(cache::Hasher().add("ab").add("c").digest().hex() != cache::Hasher().add("a").add("bc").digest().hex());
+  CHECK(cache::Hasher().add("x").digest() == cache::Hasher().add("x").digest());
+}
+
+TEST_CASE("cache keys are stable and cover arch, options, kernels and NVRTC version") {
+  const auto request = cuda::compile_request(kProgram, 90);
+  const auto key = cuda::cache_key(request, 90, 13000);
+  CHECK(key == cuda::cache_key(cuda::compile_request(kProgram, 90), 90, 13000));
+  CHECK(key.hex().size() == 32);
+  CHECK_FALSE(key == cuda::cache_key(request, 80, 13000));
+  CHECK_FALSE(key == cuda::cache_key(request, 90, 12080));
+  auto other_options = request;
+  other_options.options.push_back("-lineinfo");
+  CHECK_FALSE(key == cuda::cache_key(other_options, 90, 13000));
+  CHECK_FALSE(key == cuda::cache_key(cuda::compile_request({"copy", {"tileops_cuda::strided_copy<8>"}}, 90), 90, 13000));
+  // sm_90 targets the arch-specific variant, so Hopper-only instructions are allowed.
+  CHECK(request.options.front() == "--gpu-architecture=sm_90a");
+  CHECK(cuda::compile_options(80).front() == "--gpu-architecture=sm_80");
+}
+
+TEST_CASE("entries round-trip and any damage is detected") {
+  const cache::Entry e = sample_entry();
+  const std::string bytes = cache::encode(e);
+  CHECK(bytes.substr(0, 8) == "TOPCUBIN");
+  std::string problem;
+  const auto back = cache::decode(bytes, &problem);
+  REQUIRE(back);
+  CHECK(back->arch == e.arch);
+  CHECK(back->nvrtc_version == e.nvrtc_version);
+  CHECK(back->description == e.description);
+  REQUIRE(back->symbols.size() == 1);
+  CHECK(back->symbols[0].lowered == e.symbols[0].lowered);
+  CHECK(back->cubin == e.cubin);
+
+  std::string flipped = bytes;
+  flipped[bytes.size() - 10] ^= 0x01;
+  CHECK_FALSE(cache::decode(flipped, &problem));
+  CHECK(problem == "checksum mismatch");
+  CHECK_FALSE(cache::decode(bytes.substr(0, bytes.size() - 1), &problem));
+  CHECK_FALSE(cache::decode(bytes.substr(0, 20), &problem));
+  std::string wrong_magic = bytes;
+  wrong_magic[0] = 'X';
+  CHECK_FALSE(cache::decode(wrong_magic, &problem));
+  std::string future = bytes;
+  future[8] = 2;  // format version
+  CHECK_FALSE(cache::decode(future, &problem));
+  CHECK(problem.find("format version 2") != std::string::npos);
+}
+
+TEST_CASE("writes are atomic: a reader holding the old entry keeps it whole, no temporary stays") {
+  TempCacheDir dir;
+  const std::string path = cache::entry_path(dir.cuda_dir(), cache::Hasher::of("k"));
+  cache::Entry first = sample_entry();
+  cache::write(path, first);  // creates the directory
+  std::ifstream reader(path, std::ios::binary);  // opened before the replacement
+  cache::Entry second = sample_entry();
+  second.cubin.assign(5000, '\x17');
+  cache::write(path, second);
+  const std::string old_bytes{std::istreambuf_iterator<char>(reader), std::istreambuf_iterator<char>()};
+  CHECK(cache::decode(old_bytes, nullptr)->cubin == first.cubin);  // rename, not rewrite in place
+  cache::Entry now;
+  std::string problem;
+  REQUIRE(cache::read(path, now, problem) == cache::Lookup::hit);
+  CHECK(now.cubin == second.cubin);
+  size_t files = 0;
+  for (const auto& f : fs::directory_iterator(dir.cuda_dir())) {
+    ++files;
+    CHECK(f.path().extension() == ".cubin");
+  }
+  CHECK(files == 1);
+}
+
+TEST_CASE("list reports intact and corrupt entries; clear removes them") {
+  TempCacheDir dir;
+  cache::write(cache::entry_path(dir.cuda_dir(), cache::Hasher::of("a")), sample_entry());
+  const std::string bad = cache::entry_path(dir.cuda_dir(), cache::Hasher::of("b"));
+  cache::write(bad, sample_entry());
+  std::string bytes = slurp(bad);
+  bytes.back() ^= 0x40;
+  spit(bad, bytes);
+  spit(fs::path(dir.cuda_dir()) / ".left.123.0.tmp", "partial");
+  const auto listed = cache::list(dir.cuda_dir());
+  REQUIRE(listed.size() == 2);
+  size_t valid = 0;
+  for (const auto& l : listed) {
+    valid += l.valid;
+    if (!l.valid) CHECK(l.problem == "checksum mismatch");
+    if (l.valid) CHECK(l.entry.description == sample_entry().description);
+    CHECK(l.entry.cubin.empty());
+  }
+  CHECK(valid == 1);
+  CHECK(cache::clear(dir.cuda_dir()) == 3);
+  CHECK(fs::is_empty(dir.cuda_dir()));
+}
+
+TEST_CASE("the JIT reads its own entries back and recompiles a corrupt one") {
+  try {
+    cuda::nvrtc_version();
+  } catch (const std::exception& e) {
+    MESSAGE("SKIPPED: NVRTC is not available here (" << e.what() << ")");
+    return;
+  }
+  TempCacheDir dir;
+  const cuda::Cubin compiled = cuda::get_cubin(kProgram, 90);
+  CHECK(compiled.origin == cuda::CubinOrigin::compiled);
+  REQUIRE(compiled.entry.symbols.size() == 1);
+  CHECK(compiled.entry.symbols[0].name_expression == kProgram.kernels[0]);
+
+  const cuda::Cubin hit = cuda::get_cubin(kProgram, 90);
+  CHECK(hit.origin == cuda::CubinOrigin::disk_cache);
+  CHECK(hit.entry.cubin == compiled.entry.cubin);
+  CHECK(hit.entry.symbols[0].lowered == compiled.entry.symbols[0].lowered);
+
+  const auto listed = cache::list(dir.cuda_dir());
+  REQUIRE(listed.size() == 1);
+  std::string bytes = slurp(listed[0].path);
+  bytes[bytes.size() / 2] ^= 0x20;  // damage the cubin
+  spit(listed[0].path, bytes);
+  const cuda::Cubin again = cuda::get_cubin(kProgram, 90);
+  CHECK(again.origin == cuda::CubinOrigin::compiled);  // the corrupt entry was not used
+  cache::Entry rewritten;
+  std::string problem;
+  CHECK(cache::read(listed[0].path, rewritten, problem) == cache::Lookup::hit);  // overwritten
+  CHECK(rewritten.cubin == compiled.entry.cubin);
+}

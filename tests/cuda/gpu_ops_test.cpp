@@ -1,0 +1,297 @@
+// Every op of the CUDA plugin, every dtype it takes, against cpu_ref on fresh random
+// inputs: ordinary and odd sizes (lengths that are not a multiple of the vector width,
+// one row, empty tensors, rows of 64k+ elements), every kernel form (rows in registers,
+// clusters, loops, columns, splits, the general reduction), non-contiguous inputs.
+#include "gpu_support.hpp"
+
+#include <cmath>
+#include <optional>
+
+namespace {
+
+using namespace tileops;
+using namespace tileops::cuda_test;
+using Shape = std::vector<int64_t>;
+
+const DType kFloats[] = {dtypes::float32, dtypes::float16, dtypes::bfloat16};
+const DType kFloatsAndInts[] = {dtypes::float32, dtypes::float16, dtypes::bfloat16, dtypes::int32, dtypes::int64};
+
+std::mt19937& rng() {
+  static std::mt19937 r(std::random_device{}());
+  return r;
+}
+
+Tensor rand(Shape shape, DType d) { return random_tensor(std::move(shape), d, rng()); }
+
+std::string describe(const Shape& s, DType d) {
+  std::string out = std::string(d.name()) + " [";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
+  struct Case {
+    Shape x;
+    Shape normalized;
+    bool weight;
+  };
+  const Case cases[] = {
+      {{3, 4096}, {4096}, true},      {{5, 1000}, {1000}, true},  {{1, 8192}, {8192}, false},
+      {{0, 4096}, {4096}, true},      {{4, 8, 64}, {8, 64}, true}, {{2, 70000}, {70000}, true},
+      {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
+  };
+  for (DType d : kFloats)
+    for (const Case& c : cases) {
+      const Tensor w = c.weight ? rand(c.normalized, d) : Tensor();
+      const std::string what = describe(c.x, d) + (c.weight ? " with weight" : "");
+      check_against_cpu_ref("RMSNormFwdOp", {param("normalized_shape", c.normalized)}, {rand(c.x, d), w}, what);
+      check_against_cpu_ref("RMSNormFwdOp", {param("normalized_shape", c.normalized), param("eps", 1e-5)}, {rand(c.x, d), w},
+                            what + ", eps 1e-5");
+      check_against_cpu_ref("FusedAddRMSNormFwdOp", {param("normalized_shape", c.normalized)},
+                            {rand(c.x, d), rand(c.x, d), w}, what);
+    }
+  check_against_cpu_ref("RMSNormFwdOp", {{"normalized_shape", Shape{512}}},
+                        {rand({64, 512}, dtypes::bfloat16), rand({512}, dtypes::bfloat16)}, "non-contiguous x",
+                        Device("cuda", 0), true);
+}
+
+TILEOPS_GPU_TEST_CASE("fused add + RMSNorm writes a strided residual in place") {
+  for (DType d : kFloats) {
+    const Tensor x = rand({64, 256}, d), w = rand({256}, d);
+    const Tensor residual_host = rand({256, 64}, d);  // transposed below: [64, 256], strided
+    const Tensor residual = residual_host.to(Device("cuda", 0)).transpose(0, 1);
+    Op op("FusedAddRMSNormFwdOp", {{"normalized_shape", Shape{256}}}, std::string(BUILTIN));
+    const auto out = op({x.to(Device("cuda", 0)), residual, w.to(Device("cuda", 0))});
+    Op ref("FusedAddRMSNormFwdOp", {{"normalized_shape", Shape{256}}}, std::string("cpu_ref"));
+    const Tensor ref_residual = clone(residual_host).transpose(0, 1);
+    const auto expected = ref({x, ref_residual, w});
+    const auto got_y = values_of(out[0]), want_y = values_of(expected[0]);
+    const auto got_r = values_of(residual), want_r = values_of(ref_residual);
+    REQUIRE(got_r.size() == want_r.size());
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < got_r.size(); ++i) {
+      diff += (got_r[i] - want_r[i]) * (got_r[i] - want_r[i]);
+      norm += want_r[i] * want_r[i];
+    }
+    CHECK(std::sqrt(diff / norm) <= tolerance(d));
+    diff = norm = 0;
+    for (size_t i = 0; i < got_y.size(); ++i) {
+      diff += (got_y[i] - want_y[i]) * (got_y[i] - want_y[i]);
+      norm += want_y[i] * want_y[i];
+    }
+    CHECK(std::sqrt(diff / norm) <= tolerance(d));
+  }
+}
+
+TILEOPS_GPU_TEST_CASE("LayerNorm") {
+  struct Case {
+    Shape x;
+    Shape normalized;
+    bool weight, bias;
+  };
+  const Case cases[] = {{{6, 4096}, {4096}, true, true},       {{3, 777}, {777}, false, false},
+                        {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
+                        {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true}};
+  for (DType d : kFloats)
+    for (const Case& c : cases)
+      check_against_cpu_ref("LayerNormFwdOp", {param("normalized_shape", c.normalized)},
+                            {rand(c.x, d), c.weight ? rand(c.normalized, d) : Tensor(), c.bias ? rand(c.normalized, d) : Tensor()},
+                            describe(c.x, d));
+}
+
+TILEOPS_GPU_TEST_CASE("GroupNorm") {
+  struct Case {
+    Shape x;
+    int64_t groups;
+    bool affine;
+  };
+  const Case cases[] = {{{2, 32, 8, 8}, 8, true},      {{1, 6, 7, 7}, 3, true},     {{2, 64, 32, 32}, 4, false},
+                        {{1, 4, 256, 256}, 1, true},   {{3, 10}, 5, true},          {{2, 320, 16, 16}, 32, true}};
+  for (DType d : kFloats)
+    for (const Case& c : cases) {
+      const Shape channel{c.x[1]};
+      check_against_cpu_ref("GroupNormFwdOp", {param("num_groups", c.groups)},
+                            {rand(c.x, d), c.affine ? rand(channel, d) : Tensor(), c.affine ? rand(channel, d) : Tensor()},
+                            describe(c.x, d) + " groups " + std::to_string(c.groups));
+    }
+}
+
+TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
+  struct Case {
+    Shape x;
+    int64_t dim;
+  };
+  const Case cases[] = {{{4, 1000}, -1},   {{3, 128256}, -1}, {{2, 300000}, -1}, {{64, 33, 5}, 1},
+                        {{8, 16}, 0},      {{7}, 0},          {{}, 0},           {{2, 3, 4096}, 1},
+                        {{4096, 8}, 0},    {{5, 0}, 0},       {{16, 2048}, -1}};
+  for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
+    for (DType d : kFloats)
+      for (const Case& c : cases)
+        check_against_cpu_ref(op, {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));
+  check_against_cpu_ref("SoftmaxFwdOp", {param("dim", int64_t(0))}, {rand({128, 96}, dtypes::float16)}, "non-contiguous",
+                        Device("cuda", 0), true);
+}
+
+TILEOPS_GPU_TEST_CASE("sum, mean, amax over any axes") {
+  struct Case {
+    Shape x;
+    std::optional<Shape> dim;
+    bool keepdim;
+  };
+  const Case cases[] = {
+      {{64, 4096}, Shape{-1}, false},  {{8, 512, 256}, Shape{1}, false}, {{33, 17}, std::nullopt, false},
+      {{4, 6, 8}, Shape{0, 2}, true},  {{2, 3, 0}, Shape{2}, false},     {{1000, 3}, Shape{0}, true},
+      {{3, 1000003}, Shape{1}, false}, {{2048, 4096}, Shape{0}, false},   {{}, std::nullopt, false},
+      {{5, 7, 9}, Shape{}, false},     {{16, 49}, Shape{1}, false},
+  };
+  for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"})
+    for (DType d : kFloatsAndInts) {
+      if (!d.is_floating() && std::string(op) != "AmaxFwdOp") continue;
+      for (const Case& c : cases) {
+        int64_t n = 1;
+        for (int64_t s : c.x) n *= s;
+        if (n == 0 && std::string(op) == "AmaxFwdOp") continue;  // torch: amax of nothing is an error
+        Params params{param("keepdim", c.keepdim)};
+        params.emplace_back("dim", c.dim ? ParamValue(*c.dim) : none());
+        check_against_cpu_ref(op, params, {rand(c.x, d)}, describe(c.x, d));
+      }
+    }
+}
+
+TILEOPS_GPU_TEST_CASE("argmax: first index of the maximum, NaN counting as the maximum") {
+  struct Case {
+    Shape x;
+    std::optional<int64_t> dim;
+    bool keepdim;
+  };
+  const Case cases[] = {{{64, 1000}, -1, false}, {{333, 77}, std::nullopt, false}, {{50, 40}, 0, true},
+                        {{4, 128256}, -1, false}, {{3, 2000, 9}, 1, false},         {{7}, 0, false}};
+  for (DType d : kFloatsAndInts)
+    for (const Case& c : cases) {
+      Params params{param("keepdim", c.keepdim)};
+      params.emplace_back("dim", c.dim ? ParamValue(*c.dim) : none());
+      check_against_cpu_ref("ArgmaxFwdOp", params, {rand(c.x, d)}, describe(c.x, d));
+    }
+  // Ties and NaN: the first NaN wins, then the first of equal maxima.
+  const std::vector<double> v = {1, 5, 5, 2, std::nan(""), 7, std::nan(""), 5};
+  check_against_cpu_ref("ArgmaxFwdOp", {param("dim", int64_t(-1)), param("keepdim", false)},
+                        {tensor_of({2, 4}, dtypes::float32, v)}, "NaN and ties");
+}
+
+TILEOPS_GPU_TEST_CASE("cumsum") {
+  struct Case {
+    Shape x;
+    int64_t dim;
+  };
+  const Case cases[] = {{{16, 1000}, -1}, {{4, 10000}, -1}, {{3, 4097}, 1},  {{1000, 64}, 0},
+                        {{256, 8}, 0},    {{2, 65536}, 1},  {{5, 3, 7}, 1},  {{}, 0},
+                        {{4096, 512}, 0}, {{1, 128256}, -1}};
+  for (DType d : {dtypes::float32, dtypes::float16, dtypes::bfloat16, dtypes::int64})
+    for (const Case& c : cases)
+      check_against_cpu_ref("CumsumFwdOp", {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));
+}
+
+TILEOPS_GPU_TEST_CASE("activations") {
+  const Shape shapes[] = {{1000, 1000}, {7, 13}, {1}, {0, 3}, {3, 5, 8}};
+  for (const Shape& s : shapes) {
+    for (DType d : kFloatsAndInts) check_against_cpu_ref("ReluFwdOp", {}, {rand(s, d)}, describe(s, d));
+    for (DType d : kFloats) {
+      check_against_cpu_ref("SiluFwdOp", {}, {rand(s, d)}, describe(s, d));
+      check_against_cpu_ref("SigmoidFwdOp", {}, {rand(s, d)}, describe(s, d));
+      for (const char* approximate : {"none", "tanh"})
+        check_against_cpu_ref("GeluFwdOp", {param("approximate", approximate)}, {rand(s, d)}, describe(s, d) + " " + approximate);
+    }
+  }
+  check_against_cpu_ref("SiluFwdOp", {}, {rand({300, 200}, dtypes::bfloat16)}, "non-contiguous", Device("cuda", 0), true);
+}
+
+TILEOPS_GPU_TEST_CASE("gated activations") {
+  const Shape shapes[] = {{64, 2000}, {3, 14}, {1, 28672}, {2, 3, 64}, {0, 8}};
+  for (DType d : kFloats)
+    for (const Shape& s : shapes) {
+      check_against_cpu_ref("SiluAndMulFwdOp", {}, {rand(s, d)}, describe(s, d));
+      for (const char* approximate : {"none", "tanh"})
+        check_against_cpu_ref("GeluAndMulFwdOp", {param("approximate", approximate)}, {rand(s, d)},
+                              describe(s, d) + " " + approximate);
+    }
+}
+
+TILEOPS_GPU_TEST_CASE("add and mul with broadcasting") {
+  struct Case {
+    Shape a, b;
+  };
+  const Case cases[] = {{{100, 200}, {100, 200}}, {{100, 200}, {200}},   {{100, 200}, {100, 1}}, {{100, 200}, {}},
+                        {{4, 1, 5}, {1, 3, 1}},   {{7, 13}, {7, 13}},    {{1, 200}, {100, 1}},   {{0, 4}, {4}},
+                        {{33}, {2, 33}}};
+  for (const Case& c : cases) {
+    for (DType d : kFloatsAndInts) {
+      check_against_cpu_ref("AddFwdOp", {}, {rand(c.a, d), rand(c.b, d)}, describe(c.a, d) + " + " + describe(c.b, d));
+      check_against_cpu_ref("AddFwdOp", {param("alpha", -1.0)}, {rand(c.a, d), rand(c.b, d)}, describe(c.a, d) + " alpha -1");
+    }
+    for (DType d : kFloats) {
+      check_against_cpu_ref("AddFwdOp", {param("alpha", 0.22135943621178655)}, {rand(c.a, d), rand(c.b, d)},
+                            describe(c.a, d) + " alpha 0.221");
+      check_against_cpu_ref("MulFwdOp", {}, {rand(c.a, d), rand(c.b, d)}, describe(c.a, d) + " * " + describe(c.b, d));
+    }
+  }
+  check_against_cpu_ref("MulFwdOp", {}, {rand({64, 48}, dtypes::float32), rand({64, 48}, dtypes::float32)},
+                        "non-contiguous", Device("cuda", 0), true);
+}
+
+TILEOPS_GPU_TEST_CASE("RoPE, neox and interleaved, partial rotary dims") {
+  struct Case {
+    Shape batch;
+    int64_t heads, head_dim, positions, rot_dim;
+  };
+  const Case cases[] = {{{16}, 8, 128, 64, 128}, {{2, 5}, 4, 128, 100, 64}, {{3}, 2, 6, 10, 4}, {{0}, 4, 64, 8, 64},
+                        {{7}, 3, 10, 20, 10}};
+  for (DType d : kFloats)
+    for (DType p : {dtypes::int32, dtypes::int64})
+      for (const char* layout : {"neox", "interleaved"})
+        for (const Case& c : cases) {
+          Shape xs = c.batch;
+          xs.push_back(c.heads);
+          xs.push_back(c.head_dim);
+          int64_t tokens = 1;
+          for (int64_t b : c.batch) tokens *= b;
+          std::vector<double> pos(static_cast<size_t>(tokens));
+          std::uniform_int_distribution<int64_t> pick(0, c.positions - 1);
+          for (auto& v : pos) v = double(pick(rng()));
+          std::vector<double> cache(size_t(c.positions * c.rot_dim));
+          for (int64_t q = 0; q < c.positions; ++q)
+            for (int64_t i = 0; i < c.rot_dim / 2; ++i) {
+              const double angle = double(q) * std::pow(10000.0, -2.0 * double(i) / double(c.rot_dim));
+              cache[size_t(q * c.rot_dim + i)] = std::cos(angle);
+              cache[size_t(q * c.rot_dim + c.rot_dim / 2 + i)] = std::sin(angle);
+            }
+          check_against_cpu_ref("RoPEFwdOp", {param("layout", layout)},
+                                {rand(xs, d), tensor_of(c.batch, p, pos), tensor_of({c.positions, c.rot_dim}, dtypes::float32, cache)},
+                                describe(xs, d) + " " + layout + " R " + std::to_string(c.rot_dim));
+        }
+}
+
+TILEOPS_GPU_TEST_CASE("RoPE: a position outside the cache is a ValueError naming it") {
+  const Device cuda("cuda", 0);
+  Op rope("RoPEFwdOp", {}, std::string(BUILTIN));
+  const Tensor x = rand({4, 2, 64}, dtypes::bfloat16).to(cuda);
+  const Tensor cache = rand({32, 64}, dtypes::float32).to(cuda);
+  const Tensor good = tensor_of({4}, dtypes::int64, {0, 5, 31, 2}).to(cuda);
+  const Tensor bad = tensor_of({4}, dtypes::int64, {0, 5, 9000, 2}).to(cuda);
+  rope({x, good, cache});
+  synchronize(cuda);
+  rope({x, bad, cache});  // no synchronisation at launch: the kernel records the error
+  try {
+    synchronize(cuda);
+    FAIL("an out-of-range position passed");
+  } catch (const ValueError& e) {
+    const std::string message = e.what();
+    CHECK(message.find("9000") != std::string::npos);
+    CHECK(message.find("positions") != std::string::npos);
+    CHECK(message.find("[0, 32)") != std::string::npos);
+  }
+  synchronize(cuda);  // reported once
+  rope({x, good, cache});
+  synchronize(cuda);
+}

@@ -1,0 +1,282 @@
+// The in-tree path: kernel types chosen by availability (device types,
+// supported_archs), refusal and precedence (general, preferred_over), entries shared by
+// build identity, device facts read per call spec, and kernel types added from
+// outside entering only ops constructed afterwards.
+#include <tileops/tileops.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tileops;
+
+namespace {
+
+const tileops_host_api* test_host = nullptr;  // saved by the entry: refusals report through it
+
+// ---- a host-memory device runtime for test device types ------------------------
+std::atomic<int> runtime_calls{0};
+tileops_device_runtime host_memory_runtime() {
+  tileops_device_runtime rt{};
+  rt.struct_size = sizeof rt;
+  rt.device_count = [](void*) -> int32_t { return 1; };
+  rt.alloc = [](void*, const tileops_device*, size_t bytes, void*, void** p, tileops_error*) -> tileops_status {
+    ++runtime_calls;
+    *p = std::malloc(bytes ? bytes : 1);
+    return TILEOPS_OK;
+  };
+  rt.free = [](void*, const tileops_device*, void* p, void*) { std::free(p); };
+  rt.copy = [](void*, void* dst, const tileops_device*, const void* src, const tileops_device*, size_t n, void*,
+               tileops_error*) -> tileops_status {
+    std::memmove(dst, src, n);
+    return TILEOPS_OK;
+  };
+  rt.synchronize = [](void*, const tileops_device*, void*, tileops_error*) -> tileops_status { return TILEOPS_OK; };
+  return rt;
+}
+
+// ---- test kernel types: copy x to y and remember who ran --------------------------
+struct TestType {
+  std::string key;
+  std::string device_type;
+  std::vector<int32_t> archs;
+  bool general = false;
+  std::vector<std::string> preferred_over;
+  std::string refuses;    // non-empty: refuse calls whose last dim exceeds 8 with this text
+  bool identity_by_dtype = false;
+  int builds = 0;
+};
+
+struct CopyKernel {
+  std::string key;
+};
+
+tileops_status refusal(void* user, const tileops_call* call, tileops_error* err) {
+  auto* t = static_cast<TestType*>(user);
+  const auto* x = call->tensors[0];
+  if (!t->refuses.empty() && x->ndim > 0 && x->shape[x->ndim - 1] > 8) {
+    test_host->error_set(err, TILEOPS_ERR_UNSUPPORTED, t->refuses.c_str());
+    return TILEOPS_ERR_UNSUPPORTED;
+  }
+  return TILEOPS_OK;
+}
+
+int32_t identity(void* user, const tileops_call* call, char* buf, size_t cap) {
+  auto* t = static_cast<TestType*>(user);
+  std::string id = t->key + ":" + std::to_string(call->tensors[0]->dtype.bits);
+  if (id.size() + 1 > cap) return -int32_t(id.size() + 1);
+  std::memcpy(buf, id.c_str(), id.size() + 1);
+  return int32_t(id.size());
+}
+
+tileops_status build(void* user, const tileops_call*, tileops_kernel* out, tileops_error*) {
+  auto* t = static_cast<TestType*>(user);
+  ++t->builds;
+  out->self = new CopyKernel{t->key};
+  out->launch = [](void*, const tileops_tensor* const* in, size_t, const tileops_tensor* const* outs, size_t, void*,
+                   tileops_error*) -> tileops_status {
+    size_t n = 1;
+    for (int32_t d = 0; d < in[0]->spec.ndim; ++d) n *= size_t(in[0]->spec.shape[d]);
+    std::memcpy(outs[0]->data, in[0]->data, n * in[0]->spec.dtype.bits / 8);
+    return TILEOPS_OK;
+  };
+  out->config_json = [](void* self) -> const char* {
+    thread_local std::string text;
+    text = "{\"key\":\"" + static_cast<CopyKernel*>(self)->key + "\"}";
+    return text.c_str();
+  };
+  out->release = [](void* self) { delete static_cast<CopyKernel*>(self); };
+  return TILEOPS_OK;
+}
+
+int facts_reads = 0;
+tileops_status read_facts(void*, const tileops_device*, tileops_device_facts* out, tileops_error*) {
+  ++facts_reads;
+  out->arch = 90;
+  out->sm_count = 8;
+  out->smem_budget = 1 << 16;
+  return TILEOPS_OK;
+}
+
+// Registers every type of `types` (plus runtimes for their device types, and facts
+// for "selarch") through one in-process entry.
+std::vector<TestType*>* pending = nullptr;
+tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*, tileops_error* err) {
+  test_host = host;
+  static std::vector<std::string> runtimes_done;
+  for (TestType* t : *pending) {
+    if (std::find(runtimes_done.begin(), runtimes_done.end(), t->device_type) == runtimes_done.end()) {
+      auto rt = host_memory_runtime();
+      if (host->register_device_runtime(reg, t->device_type.c_str(), &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+      if (t->device_type == "selarch" &&
+          host->register_device_facts(reg, "selarch", read_facts, nullptr, err) != TILEOPS_OK)
+        return TILEOPS_ERR_INTERNAL;
+      runtimes_done.push_back(t->device_type);
+    }
+    const char* devices[] = {t->device_type.c_str()};
+    std::vector<const char*> preferred;
+    for (const auto& p : t->preferred_over) preferred.push_back(p.c_str());
+    tileops_kernel_type kt{};
+    kt.struct_size = sizeof kt;
+    kt.op = "SiluFwdOp";
+    kt.key = t->key.c_str();
+    kt.interface = "SiluFwdOp";
+    kt.devices = devices;
+    kt.n_devices = 1;
+    kt.supported_archs = t->archs.data();
+    kt.n_archs = t->archs.size();
+    kt.general = t->general;
+    kt.preferred_over = preferred.data();
+    kt.n_preferred_over = preferred.size();
+    kt.user = t;
+    kt.refusal = t->refuses.empty() ? nullptr : refusal;
+    kt.identity = t->identity_by_dtype ? identity : nullptr;
+    kt.build = build;
+    if (host->register_kernel_type(reg, &kt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+  }
+  return TILEOPS_OK;
+}
+
+bool install(const char* name, std::vector<TestType*> types) {
+  pending = &types;
+  bool ok = load_plugin_entry(name, entry);
+  pending = nullptr;
+  return ok;
+}
+
+std::string ran(Op& op, const Device& device, int64_t cols = 4) {
+  Tensor x = Tensor::empty({2, cols}, dtypes::float32).to(device);
+  op({x});
+  return op.kernel_config();
+}
+
+}  // namespace
+
+TEST_CASE("one available implementation serves the call") {
+  static TestType only{.key = "sel1_only", .device_type = "sel1"};
+  REQUIRE(install("sel1", {&only}));
+  Op op("SiluFwdOp");
+  CHECK(ran(op, Device("sel1", 0)) == "{\"key\":\"sel1_only\"}");
+  CHECK(op.target() == std::string(BUILTIN));
+}
+
+TEST_CASE("a general implementation loses to a specific one") {
+  static TestType fallback{.key = "sel2_fallback", .device_type = "sel2", .general = true};
+  static TestType specific{.key = "sel2_specific", .device_type = "sel2"};
+  REQUIRE(install("sel2", {&fallback, &specific}));
+  Op op("SiluFwdOp");
+  CHECK(ran(op, Device("sel2", 0)) == "{\"key\":\"sel2_specific\"}");
+}
+
+TEST_CASE("preferred_over holds transitively") {
+  static TestType a{.key = "sel3_a", .device_type = "sel3", .preferred_over = {"sel3_b"}};
+  static TestType b{.key = "sel3_b", .device_type = "sel3", .preferred_over = {"sel3_c"}};
+  static TestType c{.key = "sel3_c", .device_type = "sel3"};
+  REQUIRE(install("sel3", {&c, &b, &a}));
+  Op op("SiluFwdOp");
+  CHECK(ran(op, Device("sel3", 0)) == "{\"key\":\"sel3_a\"}");
+}
+
+TEST_CASE("two implementations that both serve with no precedence are ambiguous") {
+  static TestType a{.key = "sel4_a", .device_type = "sel4"};
+  static TestType b{.key = "sel4_b", .device_type = "sel4"};
+  REQUIRE(install("sel4", {&a, &b}));
+  Op op("SiluFwdOp");
+  CHECK_THROWS_WITH_AS(ran(op, Device("sel4", 0)),
+                       "in-tree implementations of SiluFwdOp are ambiguous for this call: ['sel4_a', 'sel4_b'] all serve "
+                       "it and none is preferred over the others (declare preferred_over, or general on the fallback)",
+                       OpNotAvailableError);
+}
+
+TEST_CASE("refusal removes an implementation from the call; when all refuse, each limit is named") {
+  static TestType narrow{.key = "sel5_narrow", .device_type = "sel5", .refuses = "sel5_narrow serves rows of at most 8, got more"};
+  static TestType wide{.key = "sel5_wide", .device_type = "sel5", .general = true};
+  REQUIRE(install("sel5", {&narrow, &wide}));
+  Op op("SiluFwdOp");
+  CHECK(ran(op, Device("sel5", 0), 4) == "{\"key\":\"sel5_narrow\"}");
+  Op op2("SiluFwdOp");
+  CHECK(ran(op2, Device("sel5", 0), 16) == "{\"key\":\"sel5_wide\"}");
+
+  static TestType only_narrow{.key = "sel6_narrow", .device_type = "sel6", .refuses = "sel6_narrow serves rows of at most 8, got more"};
+  REQUIRE(install("sel6", {&only_narrow}));
+  Op op3("SiluFwdOp");
+  CHECK_THROWS_WITH_AS(ran(op3, Device("sel6", 0), 16),
+                       "no in-tree implementation of SiluFwdOp serves this call: 'sel6_narrow': sel6_narrow serves rows of "
+                       "at most 8, got more",
+                       OpNotAvailableError);
+}
+
+TEST_CASE("supported_archs filters by the device facts; facts are read once per call spec") {
+  static TestType hopper{.key = "selarch_sm90", .device_type = "selarch", .archs = {90}};
+  static TestType blackwell{.key = "selarch_sm100", .device_type = "selarch", .archs = {100}};
+  REQUIRE(install("selarch", {&blackwell, &hopper}));
+  Op op("SiluFwdOp");
+  const int before = facts_reads;
+  CHECK(ran(op, Device("selarch", 0)) == "{\"key\":\"selarch_sm90\"}");
+  ran(op, Device("selarch", 0));
+  CHECK(facts_reads == before + 1);  // the second call hit the memo
+  ran(op, Device("selarch", 0), 5);
+  CHECK(facts_reads == before + 2);  // a new call spec reads again
+}
+
+TEST_CASE("entries are shared by build identity") {
+  static TestType shared{.key = "sel7_shared", .device_type = "sel7", .identity_by_dtype = true};
+  REQUIRE(install("sel7", {&shared}));
+  Op op("SiluFwdOp");
+  ran(op, Device("sel7", 0), 4);
+  ran(op, Device("sel7", 0), 5);  // another call spec, the same identity (dtype only)
+  CHECK(shared.builds == 1);
+}
+
+TEST_CASE("a kernel type added from outside enters only ops constructed afterwards; keys are unique") {
+  static TestType first{.key = "sel8_first", .device_type = "sel8"};
+  REQUIRE(install("sel8", {&first}));
+  Op before("SiluFwdOp");
+  static TestType better{.key = "sel8_better", .device_type = "sel8", .preferred_over = {"sel8_first"}};
+  REQUIRE(install("sel8-extra", {&better}));
+  Op after("SiluFwdOp");
+  CHECK(ran(before, Device("sel8", 0)) == "{\"key\":\"sel8_first\"}");
+  CHECK(ran(after, Device("sel8", 0)) == "{\"key\":\"sel8_better\"}");
+  static TestType clash{.key = "sel8_first", .device_type = "sel8"};
+  CHECK_FALSE(install("sel8-clash", {&clash}));
+  auto failures = load_failures();
+  REQUIRE_FALSE(failures.empty());
+  CHECK(failures.back().reason.find("SiluFwdOp already has a kernel type 'sel8_first'") != std::string::npos);
+}
+
+TEST_CASE("nothing on the call path queries hardware before the target is settled") {
+  const int facts_before = facts_reads;
+  const int runtime_before = runtime_calls;
+  Op op("SiluFwdOp");  // construction: no device at all
+  CHECK(facts_reads == facts_before);
+  CHECK(runtime_calls == runtime_before);
+  Tensor x = Tensor::empty({2, 3}, dtypes::float32);  // a CPU tensor: detection picks cpu_ref
+  op({x});
+  CHECK(facts_reads == facts_before);  // cpu_ref's path reads no device facts
+  CHECK(op.target() == "cpu_ref");
+}
+
+TEST_CASE("an entry linked into the process registers like a plugin file") {
+  static auto entry = [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info* info,
+                         tileops_error* err) -> tileops_status {
+    info->name = "inproc";
+    return host->register_detector(reg, "inproc", [](void*, const tileops_device* d) -> int32_t {
+      return std::string_view(d->type) == "inprocdev";
+    }, nullptr, err);
+  };
+  CHECK(load_plugin_entry("inproc", +entry));
+  auto targets = registered_targets();
+  CHECK(std::find(targets.begin(), targets.end(), "inproc") != targets.end());
+  // The same target again is refused, and recorded as a failure of stage register.
+  CHECK_FALSE(load_plugin_entry("inproc-again", +entry));
+  auto failures = load_failures();
+  auto it = std::find_if(failures.begin(), failures.end(), [](auto& f) { return f.path == "<inproc-again>"; });
+  REQUIRE(it != failures.end());
+  CHECK(it->stage == "register");
+  CHECK(it->reason == "target 'inproc' already has a detector (registered by <inproc>); a target is one set of kernels from one provider");
+}

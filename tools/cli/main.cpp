@@ -1,0 +1,31 @@
+// tileops: inspect plugins and load failures, validate the manifest, run and
+// benchmark ops.
+#include "commands.hpp"
+
+#include <tileops/errors.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"tileops: a host runtime for tensor operators"};
+  app.require_subcommand(1);
+  tileops::cli::add_plugins_command(app);
+  tileops::cli::add_failures_command(app);
+  tileops::cli::add_targets_command(app);
+  tileops::cli::add_doctor_command(app);
+  tileops::cli::add_validate_command(app);
+  tileops::cli::add_run_command(app);
+  tileops::cli::add_demo_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Error& e) {  // parse errors, --help, and commands that set a status
+    return app.exit(e);
+  } catch (const tileops::Error& e) {
+    std::cerr << e.kind() << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
