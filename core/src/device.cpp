@@ -7,14 +7,30 @@
 
 namespace tileops {
 namespace {
+
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
 const std::string* intern(std::string_view type) {
   static std::mutex mu;
-  static std::unordered_set<std::string> names;  // nodes are stable: pointers stay valid
+  // Nodes are stable: the pointers handed out stay valid. Lookups by string_view
+  // build no string, so interning a known name allocates nothing.
+  static std::unordered_set<std::string, NameHash, std::equal_to<>> names;
   std::lock_guard lock(mu);
+  if (auto it = names.find(type); it != names.end()) return &*it;
   return &*names.emplace(type).first;
 }
-const std::string* const kCpu = intern("cpu");
+
+const std::string* cpu_type() {
+  static const std::string* cpu = intern("cpu");
+  return cpu;
+}
+
 }  // namespace
+
+Device::Device() : type_(cpu_type()), index_(-1) {}
 
 Device::Device(std::string_view type, int32_t index) : type_(intern(type)), index_(index) {}
 
@@ -32,7 +48,7 @@ Device Device::parse(std::string_view text) {
   return Device(text.substr(0, colon), index);
 }
 
-bool Device::is_cpu() const { return type_ == kCpu; }
+bool Device::is_cpu() const { return type_ == cpu_type(); }
 
 std::string Device::str() const {
   return index_ < 0 ? *type_ : *type_ + ":" + std::to_string(index_);

@@ -2,6 +2,9 @@
 
 #include <array>
 #include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
 #include <utility>
 
 namespace tileops {
@@ -24,9 +27,14 @@ constexpr std::array<std::pair<std::string_view, DType>, 11> kNamed{{
 std::string_view DType::name() const {
   for (const auto& [name, dtype] : kNamed)
     if (dtype == *this) return name;
-  thread_local char buf[32];
+  // Unnamed dtypes are rare; their spellings are kept for the process so the view
+  // stays valid, like the named ones.
+  static std::mutex mu;
+  static std::set<std::string> spellings;
+  char buf[32];
   std::snprintf(buf, sizeof buf, "dtype(%u,%u,%u)", code, bits, lanes);
-  return buf;
+  std::lock_guard lock(mu);
+  return *spellings.emplace(buf).first;
 }
 
 std::optional<DType> DType::parse(std::string_view name) {

@@ -3,6 +3,7 @@
 // so a row that does not instantiate fails here (and in the validator).
 #include "check/bound_plan.hpp"
 #include "check/materialize.hpp"
+#include "check/value_ranges.hpp"
 #include "load/param_types.hpp"
 #include "workloads.hpp"
 
@@ -69,7 +70,7 @@ class CaseBuilder {
       state->inputs[i] = {true, desc.dtype, {desc.shape.data(), desc.shape.size()}};
     }
     for (size_t i = 0; i < plan.inputs.size(); ++i)
-      out.values.push_back(out.inputs[i] ? range(i, out.inputs[i]->dtype, cx) : ValueRange{});
+      out.values.push_back(out.inputs[i] ? detail::input_value_range(spec_, i, out.inputs[i]->dtype, cx) : ValueRange{});
     check(*bound, out);
   }
 
@@ -77,25 +78,6 @@ class CaseBuilder {
     state.indices[slot] = v;
     state.bound |= uint64_t(1) << slot;
     state.bound_by_input[slot] = -1;
-  }
-
-  ValueRange range(size_t i, DType dtype, detail::EvalContext& cx) {
-    const detail::CompiledTensor& c = spec_.input_templates[i];
-    ValueRange r;
-    if (c.values_low && c.values_high) {
-      try {
-        r.distribution = ValueRange::Distribution::Uniform;
-        r.low = detail::as_float(detail::evaluate(*c.values_low, cx), "values.low");
-        r.high = detail::as_float(detail::evaluate(*c.values_high, cx), "values.high");
-      } catch (const detail::EvalError& error) {
-        throw ValueError("input '" + spec_.inputs[i].name + "' values: " + error.what());
-      }
-    } else if (dtype.is_integral()) {
-      r.distribution = ValueRange::Distribution::Uniform;
-      r.low = 0;
-      r.high = dtype.code == TILEOPS_DTYPE_BOOL ? 2 : 16;
-    }
-    return r;
   }
 
   // The case must pass the checker exactly as a real call would.

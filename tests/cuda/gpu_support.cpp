@@ -173,7 +173,9 @@ const TestDriver& driver() {
     if (!get) return t;
     resolve(get, "cuStreamBeginCapture", t.cuStreamBeginCapture);
     resolve(get, "cuStreamEndCapture", t.cuStreamEndCapture);
-    resolve(get, "cuGraphInstantiate", t.cuGraphInstantiate);
+    // cuda.h maps cuGraphInstantiate to cuGraphInstantiateWithFlags, a different entry
+    // point than the driver's own "cuGraphInstantiate" (which takes five arguments).
+    resolve(get, "cuGraphInstantiateWithFlags", t.cuGraphInstantiate);
     resolve(get, "cuGraphLaunch", t.cuGraphLaunch);
     resolve(get, "cuGraphExecDestroy", t.cuGraphExecDestroy);
     resolve(get, "cuGraphDestroy", t.cuGraphDestroy);

@@ -10,6 +10,7 @@
 #include <tileops/tileops.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <iostream>
 
@@ -26,17 +27,22 @@ struct RunOptions {
   std::vector<std::string> shapes;  // name=AxBxC
 };
 
+// "2048x4096" (or "scalar") -> dims; ValueError naming the text otherwise.
 Dims parse_dims(const std::string& text) {
   Dims dims;
   if (text == "scalar") return dims;
   size_t start = 0;
-  while (start <= text.size()) {
+  while (true) {
     size_t x = text.find('x', start);
-    dims.push_back(std::stoll(text.substr(start, x - start)));
-    if (x == std::string::npos) break;
+    std::string item = text.substr(start, x - start);
+    int64_t d = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || d < 0)
+      throw ValueError("--shape: '" + text + "' is not a shape: expected sizes joined by 'x', e.g. 2048x4096, or 'scalar'");
+    dims.push_back(d);
+    if (x == std::string::npos) return dims;
     start = x + 1;
   }
-  return dims;
 }
 
 const manifest::WorkloadCase& pick(const std::vector<manifest::WorkloadCase>& cases,
@@ -55,22 +61,18 @@ void run(const RunOptions& o) {
     for (const auto& c : cases) std::cout << c.id << "\n";
     return;
   }
-  manifest::WorkloadCase c = pick(cases, o.case_id);
-  Op probe(o.op, c.params);
-  auto names = probe.input_names();
+  std::vector<std::pair<std::string, Dims>> shapes;
   for (const auto& s : o.shapes) {
     auto eq = s.find('=');
-    auto it = std::find(names.begin(), names.end(), s.substr(0, eq));
-    if (eq == std::string::npos || it == names.end())
-      throw ValueError("--shape takes INPUT=AxB with INPUT one of " + join(names) + ", got '" + s + "'");
-    auto& slot = c.inputs[size_t(it - names.begin())];
-    DType dtype = slot ? slot->dtype : dtypes::float32;
-    slot = manifest::OwnedTensorDesc{dtype, parse_dims(s.substr(eq + 1))};
+    if (eq == std::string::npos) throw ValueError("--shape takes INPUT=AxB, got '" + s + "'");
+    shapes.emplace_back(s.substr(0, eq), parse_dims(s.substr(eq + 1)));
   }
+  const manifest::WorkloadCase c = tooling::reshaped(o.op, pick(cases, o.case_id), shapes);
   Device device = Device::parse(o.device);
   Target target;
   if (!o.target.empty()) target = o.target;
   Op op(o.op, c.params, target);
+  auto names = op.input_names();
   auto inputs = tooling::make_inputs(c, device, 42);
   std::cout << o.op << " case " << c.id << "\n";
   for (const auto& p : op.params()) std::cout << "  param  " << p.name << " = " << to_string(p.value) << "\n";

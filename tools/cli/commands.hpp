@@ -8,6 +8,7 @@ void add_failures_command(CLI::App& app);
 void add_targets_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_ops_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 }  // namespace tileops::cli

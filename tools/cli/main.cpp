@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   tileops::cli::add_failures_command(app);
   tileops::cli::add_targets_command(app);
   tileops::cli::add_doctor_command(app);
+  tileops::cli::add_ops_command(app);
   tileops::cli::add_validate_command(app);
   tileops::cli::add_run_command(app);
   tileops::cli::add_demo_command(app);

@@ -3,7 +3,7 @@
 #include "tensor_values.hpp"
 
 #include <tileops/errors.hpp>
-#include <tileops/manifest/manifest.hpp>
+#include <tileops/manifest.hpp>
 
 #include <cmath>
 #include <random>
@@ -35,6 +35,49 @@ std::vector<Tensor> make_inputs(const manifest::WorkloadCase& c, const Device& d
     inputs[i] = host.to(device);
   }
   return inputs;
+}
+
+namespace {
+
+// The dtype the signature gives input `i` in case `c`: an index or dtype param the case
+// settles, or a constant.
+DType signature_dtype(const manifest::OpSpec& spec, const manifest::WorkloadCase& c, size_t i) {
+  const std::string& text = spec.inputs()[i].dtype_text;
+  for (const auto* list : {&c.indices, &c.params})
+    for (const auto& p : *list)
+      if (p.name == text)
+        if (auto* dtype = std::get_if<DType>(&p.value)) return *dtype;
+  if (auto constant = DType::parse(text)) return *constant;
+  throw ValueError(spec.name() + ": the dtype of input '" + spec.inputs()[i].name + "' (" + text +
+                   ") is not settled by case " + c.id);
+}
+
+}  // namespace
+
+manifest::WorkloadCase reshaped(std::string_view op, const manifest::WorkloadCase& c,
+                                const std::vector<std::pair<std::string, Dims>>& shapes) {
+  const auto& spec = *manifest::Manifest::builtin().find(op);
+  manifest::WorkloadCase out = c;
+  for (const auto& [name, dims] : shapes) {
+    auto index = spec.input_index(name);
+    if (!index) {
+      std::string names;
+      for (const auto& in : spec.inputs()) names += (names.empty() ? "" : ", ") + in.name;
+      throw ValueError(std::string(op) + " has no input '" + name + "'; its inputs are " + names);
+    }
+    auto& slot = out.inputs[*index];
+    DType dtype = slot ? slot->dtype : signature_dtype(spec, c, *index);
+    slot = manifest::OwnedTensorDesc{dtype, dims};
+  }
+  std::vector<TensorDesc> descs(out.inputs.size());
+  std::vector<const TensorDesc*> pointers(out.inputs.size(), nullptr);
+  for (size_t i = 0; i < out.inputs.size(); ++i)
+    if (out.inputs[i]) pointers[i] = &(descs[i] = {Device::cpu(), out.inputs[i]->dtype, view(out.inputs[i]->shape)});
+  auto bound = spec.bind(out.params);
+  manifest::CallCheck check;
+  bound->check(pointers, {}, check);
+  out.values = bound->value_ranges(check);
+  return out;
 }
 
 std::vector<manifest::WorkloadCase> cases_of(std::string_view op) {

@@ -14,7 +14,7 @@ namespace tileops {
 
 class Device {
  public:
-  Device() : Device("cpu", -1) {}
+  Device();  // the CPU
   explicit Device(std::string_view type, int32_t index = -1);
   // "cuda:1", "cpu", "acme:0".
   static Device parse(std::string_view text);

@@ -29,8 +29,6 @@ __device__ __forceinline__ float to_float(f16 v) {
   return f;
 }
 __device__ __forceinline__ float to_float(bf16 v) { return __uint_as_float(u32(v.bits) << 16); }
-__device__ __forceinline__ float to_float(i32 v) { return float(v); }
-__device__ __forceinline__ float to_float(i64 v) { return float(v); }
 
 template <class T>
 __device__ __forceinline__ T from_float(float v);

@@ -15,8 +15,10 @@
 
 namespace tileops_cuda {
 
+// The `1` (blocks per SM) keeps ptxas from capping registers for occupancy, which
+// spills part of a thread's elements to local memory.
 template <class T, int V, int ITEMS, int TPR>
-__global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
+__global__ void __launch_bounds__(TPR, 1) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
   constexpr int K = ITEMS * V;  // contiguous elements per thread per chunk
   constexpr int WARPS = TPR / 32;
@@ -34,19 +36,15 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   for (int s = 0; s < int(blockIdx.y); ++s) carry += totals[s];
   for (i64 chunk = begin; chunk < end; chunk += i64(TPR) * K) {
     const i64 first = chunk + i64(threadIdx.x) * K;
+    Vec<T, V> in[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+      if (first + i * V < end) in[i] = load<T, V>(x + first + i * V);
     A v[K];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const i64 e = first + i * V;
-      if (e < end) {
-        const Vec<T, V> in = load<T, V>(x + e);
+    for (int i = 0; i < ITEMS; ++i)  // after every load is in flight
 #pragma unroll
-        for (int k = 0; k < V; ++k) v[i * V + k] = acc_of(in.get(k));
-      } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k) v[i * V + k] = A(0);
-      }
-    }
+      for (int k = 0; k < V; ++k) v[i * V + k] = first + i * V < end ? acc_of(in[i].get(k)) : A(0);
 #pragma unroll
     for (int j = 1; j < K; ++j) v[j] += v[j - 1];
     // Inclusive scan of the thread totals: within the warp, then across warps.

@@ -57,8 +57,10 @@ __device__ __forceinline__ i32 first_channel(const NormParams& p, i64 row) {
 }
 
 // The affine factors of the V elements at element `e` of a row: per element for the row
-// norms (kept packed until used), per channel for GroupNorm (V divides the channel size,
-// so the V elements share one channel). Loaded with the data, so their latency overlaps.
+// norms, per channel for GroupNorm (V divides the channel size, so the V elements share
+// one channel). Loaded when the statistics are known, through L1: every row reads the
+// same weights, so they are L1 or L2 hits, and holding them beside the row would cost
+// the registers that let several CTAs share an SM.
 template <class T, int KIND, int V>
 struct Affine {
   Vec<T, V> w, b;
@@ -73,40 +75,48 @@ struct Affine {
       if (p.bias) b = load_cached<T, V>(static_cast<const T*>(p.bias) + e);
     }
   }
-  __device__ __forceinline__ void apply(const NormParams& p, float (&v)[V], float mean, float scale) const {
+  // Normalises the V elements `in` and stores them at `out`.
+  __device__ __forceinline__ void apply(const NormParams& p, const Vec<T, V>& in, float mean, float scale,
+                                        T* out) const {
+    float o[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) {
-      float o = (v[k] - mean) * scale;
+      o[k] = (in.get_float(k) - mean) * scale;
       if constexpr (KIND == kGroup) {
-        o = o * wc + bc;
+        o[k] = o[k] * wc + bc;
       } else {
-        if (p.weight) o *= w.get_float(k);
-        if (p.bias) o += b.get_float(k);
+        if (p.weight) o[k] *= w.get_float(k);
+        if (p.bias) o[k] += b.get_float(k);
       }
-      v[k] = o;
     }
+    store_float<T, V>(out, o);
   }
 };
 
-// Loads the V elements at `offset`; fused add first stores x + residual (rounded to T)
-// back into the residual and returns that rounded sum, which is what is normalised.
+// A row's V elements at `offset`, in two steps so that every load of a thread is in
+// flight before the first result is used: issue() starts the loads, value() finishes.
+// Fused add stores x + residual (rounded to T) back into the residual and returns that
+// rounded sum, which is what is normalised.
 template <class T, int KIND, int V>
-__device__ __forceinline__ void load_row_vec(const NormParams& p, i64 offset, float (&v)[V]) {
-  if constexpr (KIND == kFusedAddRms) {
-    const Vec<T, V> x = load<T, V>(static_cast<const T*>(p.x) + offset);
-    T* res = static_cast<T*>(p.residual) + offset;
-    const Vec<T, V> r = load_rw<T, V>(res);
-    float s[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) s[k] = x.get_float(k) + r.get_float(k);
-    const Vec<T, V> rounded = to_vec<T, V>(s);
-#pragma unroll
-    for (int k = 0; k < V; ++k) v[k] = rounded.get_float(k);
-    store<T, V>(res, rounded);
-  } else {
-    load_float<T, V>(static_cast<const T*>(p.x) + offset, v);
+struct RowVec {
+  Vec<T, V> x, r;
+  __device__ __forceinline__ void issue(const NormParams& p, i64 offset) {
+    x = load<T, V>(static_cast<const T*>(p.x) + offset);
+    if constexpr (KIND == kFusedAddRms) r = load_rw<T, V>(static_cast<const T*>(p.residual) + offset);
   }
-}
+  __device__ __forceinline__ Vec<T, V> value(const NormParams& p, i64 offset) const {
+    if constexpr (KIND == kFusedAddRms) {
+      float s[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) s[k] = x.get_float(k) + r.get_float(k);
+      const Vec<T, V> rounded = to_vec<T, V>(s);
+      store<T, V>(static_cast<T*>(p.residual) + offset, rounded);
+      return rounded;
+    } else {
+      return x;
+    }
+  }
+};
 
 template <class T, int KIND>
 __device__ __forceinline__ float row_shift(const NormParams& p, i64 row) {
@@ -127,32 +137,36 @@ __global__ void __launch_bounds__(TPR* RPC, 1) norm_reg(const NormParams p) {
   const i64 nvec = p.cols / V;
   const i32 c0 = KIND == kGroup ? first_channel(p, g.row) : 0;
   const float shift = active ? row_shift<T, KIND>(p, g.row) : 0.f;
-  float v[ITEMS][V];
-  Affine<T, KIND, V> affine[ITEMS];
+  RowVec<T, KIND, V> in[ITEMS];
+  Vec<T, V> v[ITEMS];  // packed: 16-bit rows take half the registers of floats
   bool ok[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
     ok[i] = active && vi < nvec;
-    if (ok[i]) {
-      load_row_vec<T, KIND, V>(p, g.row * p.cols + vi * V, v[i]);
-      affine[i].load(p, c0, vi * V);
-    }
+    if (ok[i]) in[i].issue(p, g.row * p.cols + vi * V);
   }
   Sum2 acc = {0.f, 0.f};
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i)
-    if (ok[i])
-#pragma unroll
-      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[i][k], shift);
-  float mean, scale;
-  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
     if (!ok[i]) continue;
-    affine[i].apply(p, v[i], mean, scale);
-    store_float<T, V>(static_cast<T*>(p.y) + g.row * p.cols + vi * V, v[i]);
+    v[i] = in[i].value(p, g.row * p.cols + vi * V);
+#pragma unroll
+    for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[i].get_float(k), shift);
+  }
+  float mean, scale;
+  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
+  Affine<T, KIND, V> affine[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
+    if (ok[i]) affine[i].load(p, c0, vi * V);
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
+    if (ok[i]) affine[i].apply(p, v[i], mean, scale, static_cast<T*>(p.y) + g.row * p.cols + vi * V);
   }
   g.finish();
 }
@@ -172,15 +186,17 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
   const i64 base = row * p.cols;
   Sum2 acc = {0.f, 0.f};
   for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
-    float v[U][V];
+    RowVec<T, KIND, V> in[U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (i0 + u * TPR < end) load_row_vec<T, KIND, V>(p, base + (i0 + u * TPR) * V, v[u]);
+      if (i0 + u * TPR < end) in[u].issue(p, base + (i0 + u * TPR) * V);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (i0 + u * TPR < end)
+    for (int u = 0; u < U; ++u) {
+      if (i0 + u * TPR >= end) continue;
+      const Vec<T, V> v = in[u].value(p, base + (i0 + u * TPR) * V);
 #pragma unroll
-        for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[u][k], shift);
+      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+    }
   }
   float mean, scale;
   finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
@@ -188,24 +204,23 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
   // The fused add reads back the sums it stored: same thread, same addresses.
   const T* src = static_cast<const T*>(KIND == kFusedAddRms ? p.residual : p.x) + base;
   for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
-    float v[U][V];
-    Affine<T, KIND, V> affine[U];
+    Vec<T, V> v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const i64 vi = i0 + u * TPR;
       if (vi >= end) continue;
       if constexpr (KIND == kFusedAddRms)
-        load_float<T, V, kCoherent>(src + vi * V, v[u]);
+        v[u] = load_rw<T, V>(src + vi * V);
       else
-        load_float<T, V, kCached>(src + vi * V, v[u]);  // read moments ago: likely in L2
-      affine[u].load(p, c0, vi * V);
+        v[u] = load_cached<T, V>(src + vi * V);  // read moments ago: likely in L2
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const i64 vi = i0 + u * TPR;
       if (vi >= end) continue;
-      affine[u].apply(p, v[u], mean, scale);
-      store_float<T, V>(static_cast<T*>(p.y) + base + vi * V, v[u]);
+      Affine<T, KIND, V> affine;
+      affine.load(p, c0, vi * V);
+      affine.apply(p, v[u], mean, scale, static_cast<T*>(p.y) + base + vi * V);
     }
   }
   g.finish();

@@ -18,11 +18,11 @@ namespace tileops_cuda {
 
 enum ReduceKind { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
 
+// A value and its index along the reduced axis (below 2^31: the plan refuses longer).
 template <class A>
 struct ArgAcc {
   A v;
-  i32 pad;  // keeps the struct a whole number of words for every A
-  i64 i;
+  i32 i;
 };
 
 __device__ __forceinline__ bool is_nan(float v) { return v != v; }
@@ -60,8 +60,7 @@ template <class T>
 struct Reducer<T, kArgmax> {
   typedef typename Acc<T>::type Val;
   typedef ArgAcc<Val> A;
-  static __device__ __forceinline__ A identity() { return {lowest(Val()), 0, i64(0x7fffffffffffffffll)}; }
-  static __device__ __forceinline__ A make(Val v, i64 i) { return {v, 0, i}; }
+  static __device__ __forceinline__ A identity() { return {lowest(Val()), 0x7fffffff}; }
   __device__ __forceinline__ A operator()(A a, A b) const {
     const bool a_nan = is_nan(a.v), b_nan = is_nan(b.v);
     bool take_b;
@@ -71,7 +70,7 @@ struct Reducer<T, kArgmax> {
       take_b = !a_nan && (b.v > a.v || (b.v == a.v && b.i < a.i));
     return take_b ? b : a;
   }
-  static __device__ __forceinline__ void write(i64* y, i64 o, A a, float) { y[o] = a.i; }
+  static __device__ __forceinline__ void write(i64* y, i64 o, A a, float) { y[o] = i64(a.i); }
   // True when b replaces a as the maximum seen so far, visiting indices in increasing
   // order: larger, or the first NaN.
   static __device__ __forceinline__ bool beats(Val b, Val a) {
@@ -96,7 +95,7 @@ struct Reducer<T, kArgmax> {
     for (int k = 0; k < V; ++k) {
       const Val x = acc_of(v.get(k));
       if (!found && (is_nan(m) ? is_nan(x) : x == m)) {
-        acc = {m, 0, first + k};
+        acc = {m, i32(first + k)};
         found = true;
       }
     }
@@ -184,7 +183,7 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
         for (int k = 0; k < V; ++k) {
           if constexpr (RED == kArgmax) {
             const auto x = acc_of(v[u].get(k));
-            if (R::beats(x, acc[k].v)) acc[k] = {x, 0, r0 + u * TY};
+            if (R::beats(x, acc[k].v)) acc[k] = {x, i32(r0 + u * TY)};
           } else {
             acc[k] = op(acc[k], acc_of(v[u].get(k)));
           }

@@ -35,32 +35,27 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
   const bool active = g.row < p.outer;
   const i64 nvec = p.len / V;
   const T* x = static_cast<const T*>(p.x) + g.row * p.len;
-  float v[ITEMS][V];
+  Vec<T, V> v[ITEMS];  // packed: 16-bit rows take half the registers of floats
   bool ok[ITEMS];
   float m = neg_inf();
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
     ok[i] = active && vi < nvec;
-    if (ok[i]) {
-      load_float<T, V>(x + vi * V, v[i]);
-    } else {
-#pragma unroll
-      for (int k = 0; k < V; ++k) v[i][k] = neg_inf();
-    }
-#pragma unroll
-    for (int k = 0; k < V; ++k) m = fmaxf(m, v[i][k]);
+    if (ok[i]) v[i] = load<T, V>(x + vi * V);
   }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i)  // after every load is in flight
+    if (ok[i])
+#pragma unroll
+      for (int k = 0; k < V; ++k) m = fmaxf(m, v[i].get_float(k));
   m = g.reduce(m, MaxOp(), buf0);
   float s = 0.f;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i)
+    if (ok[i])
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      const float e = ok[i] ? fast_exp(v[i][k] - m) : 0.f;
-      s += e;
-      if (!LOG) v[i][k] = e;  // softmax keeps exp(x - m) for the output
-    }
+      for (int k = 0; k < V; ++k) s += fast_exp(v[i].get_float(k) - m);
   s = g.reduce(s, SumOp(), buf1);
   const float inv_s = fast_rcp(s), log_s = LOG ? logf(s) : 0.f;
   T* y = static_cast<T*>(p.y) + g.row * p.len;
@@ -70,7 +65,7 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
     if (!ok[i]) continue;
     float out[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k) out[k] = LOG ? v[i][k] - m - log_s : v[i][k] * inv_s;
+    for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v[i].get_float(k), m, inv_s, log_s);
     store_float<T, V>(y + vi * V, out);
   }
   g.finish();
@@ -117,28 +112,34 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
   const T* x = static_cast<const T*>(p.x) + g.row * p.len;
   MaxSum acc = {neg_inf(), 0.f};
   for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
-    float v[U][V];
+    Vec<T, V> v[U];  // packed until used: more loads in flight for the registers
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (i0 + u * TPR < end) load_float<T, V>(x + (i0 + u * TPR) * V, v[u]);
+      if (i0 + u * TPR < end) v[u] = load<T, V>(x + (i0 + u * TPR) * V);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (i0 + u * TPR < end) acc.add<V>(v[u]);
+    for (int u = 0; u < U; ++u) {
+      if (i0 + u * TPR >= end) continue;
+      float f[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) f[k] = v[u].get_float(k);
+      acc.add<V>(f);
+    }
   }
   const MaxSum tot = g.reduce(acc, MaxSumOp(), buf);
   const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
   T* y = static_cast<T*>(p.y) + g.row * p.len;
   for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
-    float v[U][V];
+    Vec<T, V> v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (i0 + u * TPR < end) load_float<T, V, kCached>(x + (i0 + u * TPR) * V, v[u]);  // likely in L2
+      if (i0 + u * TPR < end) v[u] = load_cached<T, V>(x + (i0 + u * TPR) * V);  // likely in L2
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (i0 + u * TPR >= end) continue;
+      float out[V];
 #pragma unroll
-      for (int k = 0; k < V; ++k) v[u][k] = softmax_out<LOG>(v[u][k], tot.m, inv_s, log_s);
-      store_float<T, V>(y + (i0 + u * TPR) * V, v[u]);
+      for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v[u].get_float(k), tot.m, inv_s, log_s);
+      store_float<T, V>(y + (i0 + u * TPR) * V, out);
     }
   }
   g.finish();

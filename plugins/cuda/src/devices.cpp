@@ -47,10 +47,14 @@ const DeviceInfo* set_up(int index) {
 }  // namespace
 
 int device_count() {
-  const Driver* d = driver_or_null(nullptr);
-  if (!d || d->init_result != CUDA_SUCCESS) return 0;
-  int n = 0;
-  return d->cuDeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+  // Asked on every tensor allocation; the devices a process sees do not change.
+  static const int count = [] {
+    const Driver* d = driver_or_null(nullptr);
+    if (!d || d->init_result != CUDA_SUCCESS) return 0;
+    int n = 0;
+    return d->cuDeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+  }();
+  return count;
 }
 
 const DeviceInfo& device_info(int index) {

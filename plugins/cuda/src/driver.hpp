@@ -12,7 +12,6 @@ namespace tileops::cuda {
 
 #define TILEOPS_CUDA_DRIVER_FUNCTIONS(X)                                                     \
   X(cuInit)                                                                                  \
-  X(cuDriverGetVersion)                                                                      \
   X(cuGetErrorName)                                                                          \
   X(cuGetErrorString)                                                                        \
   X(cuDeviceGetCount)                                                                        \
@@ -40,7 +39,6 @@ namespace tileops::cuda {
   X(cuStreamSynchronize)                                                                     \
   X(cuModuleLoadData)                                                                        \
   X(cuModuleGetFunction)                                                                     \
-  X(cuFuncSetAttribute)                                                                      \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                             \
   X(cuLaunchKernel)                                                                          \
   X(cuLaunchKernelEx)

@@ -31,6 +31,12 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
   check(r, "launching a kernel");
 }
 
+int occupancy(CUfunction f, int block) {
+  int n = 0;
+  check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, block, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return n > 0 ? n : 1;
+}
+
 unsigned grid_for(int64_t work, int64_t per_cta, const DeviceInfo& device, int per_sm) {
   const int64_t wanted = ceil_div(work, per_cta);
   const int64_t most = int64_t(device.sm_count) * per_sm;

@@ -106,7 +106,7 @@ void copy_views(const DeviceInfo& device, void* dst, std::span<const int64_t> ds
     p.src_stride[i] = dims[i].src;
   }
   LaunchShape shape_;
-  shape_.grid[0] = grid_for(n, 256, device);
+  shape_.grid[0] = grid_for(n, 256, device, 8);
   shape_.block[0] = 256;
   launch(copy_kernel(device, itemsize), shape_, stream, &p);
 }

@@ -29,7 +29,14 @@ class Storage {
 
  private:
   friend class Tensor;
-  Storage(void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+  struct Key {  // lets Tensor, and only Tensor, use std::make_shared
+    explicit Key() = default;
+  };
+
+ public:
+  Storage(Key, void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+
+ private:
   void* data_;
   size_t nbytes_;
   Device device_;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 namespace tileops::detail {
 namespace {
@@ -38,15 +39,16 @@ tileops_status stream_create(void*, const tileops_device*, void** stream, tileop
 
 void stream_destroy(void*, const tileops_device*, void* stream) { delete static_cast<char*>(stream); }
 
-template <class Word>
-void gather(Word* dst, const Word* src, int32_t ndim, const int64_t* shape,
-            const int64_t* strides) {
-  int64_t index[16] = {};
+// Copies element i of the strided source to dst[i], in row-major order. `Copy` moves one
+// element: a typed assignment for the common sizes, memcpy otherwise.
+template <class Copy>
+void gather(int32_t ndim, const int64_t* shape, const int64_t* strides, Copy copy_element) {
+  std::vector<int64_t> index(size_t(ndim), 0);
   int64_t total = 1;
   for (int32_t d = 0; d < ndim; ++d) total *= shape[d];
   int64_t offset = 0;
   for (int64_t i = 0; i < total; ++i) {
-    dst[i] = src[offset];
+    copy_element(i, offset);
     for (int32_t d = ndim; d-- > 0;) {
       offset += strides[d];
       if (++index[d] < shape[d]) break;
@@ -59,13 +61,24 @@ void gather(Word* dst, const Word* src, int32_t ndim, const int64_t* shape,
 tileops_status copy_strided(void*, void* dst, const void* src, const tileops_device*,
                             int32_t ndim, const int64_t* shape, const int64_t* strides,
                             size_t itemsize, void*, tileops_error*) {
-  if (ndim > 16) return TILEOPS_ERR_UNSUPPORTED;
+  auto typed = [&](auto word) {
+    using Word = decltype(word);
+    auto* d = static_cast<Word*>(dst);
+    const auto* s = static_cast<const Word*>(src);
+    gather(ndim, shape, strides, [&](int64_t i, int64_t at) { d[i] = s[at]; });
+  };
   switch (itemsize) {
-    case 1: gather(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), ndim, shape, strides); break;
-    case 2: gather(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), ndim, shape, strides); break;
-    case 4: gather(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), ndim, shape, strides); break;
-    case 8: gather(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), ndim, shape, strides); break;
-    default: return TILEOPS_ERR_UNSUPPORTED;
+    case 1: typed(uint8_t{}); break;
+    case 2: typed(uint16_t{}); break;
+    case 4: typed(uint32_t{}); break;
+    case 8: typed(uint64_t{}); break;
+    default: {
+      auto* d = static_cast<char*>(dst);
+      const auto* s = static_cast<const char*>(src);
+      gather(ndim, shape, strides, [&](int64_t i, int64_t at) {
+        std::memcpy(d + size_t(i) * itemsize, s + size_t(at) * itemsize, itemsize);
+      });
+    }
   }
   return TILEOPS_OK;
 }

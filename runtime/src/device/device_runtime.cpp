@@ -12,10 +12,11 @@
 namespace tileops::detail {
 namespace {
 
-void check(tileops_status status, const tileops_error& err, const char* what,
-           const Device& device) {
+// `what` is only called to build the message of a failure.
+template <class What>
+void check(tileops_status status, const tileops_error& err, What what, const Device& device) {
   if (status == TILEOPS_OK) return;
-  throw_status(status, std::string(what) + " on " + device.str() + " failed: " +
+  throw_status(status, std::string(what()) + " on " + device.str() + " failed: " +
                            describe(err, status));
 }
 
@@ -60,7 +61,7 @@ void* DeviceRuntime::alloc(const Device& device, size_t bytes, void* stream) con
   void* ptr = nullptr;
   auto d = device.to_c();
   auto status = record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
-  check(status, err, ("allocating " + std::to_string(bytes) + " bytes").c_str(), device);
+  check(status, err, [&] { return "allocating " + std::to_string(bytes) + " bytes"; }, device);
   return ptr;
 }
 
@@ -76,7 +77,7 @@ void DeviceRuntime::copy(void* dst, const Device& dst_device, const void* src,
   auto sd = src_device.to_c();
   auto status =
       record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
-  check(status, err, ("copying " + std::to_string(bytes) + " bytes from " + src_device.str()).c_str(),
+  check(status, err, [&] { return "copying " + std::to_string(bytes) + " bytes from " + src_device.str(); },
         dst_device);
 }
 
@@ -93,14 +94,14 @@ void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& devic
   auto status = record_->runtime.copy_strided(record_->runtime.user, dst, src, &d,
                                               int32_t(shape.size()), shape.data(),
                                               strides.data(), itemsize, stream, &err);
-  check(status, err, "gathering a strided tensor", device);
+  check(status, err, [] { return "gathering a strided tensor"; }, device);
 }
 
 void DeviceRuntime::synchronize(const Device& device, void* stream) const {
   tileops_error err;
   auto d = device.to_c();
   check(record_->runtime.synchronize(record_->runtime.user, &d, stream, &err), err,
-        "synchronizing", device);
+        [] { return "synchronizing"; }, device);
 }
 
 void* DeviceRuntime::stream_create(const Device& device) const {
@@ -111,7 +112,7 @@ void* DeviceRuntime::stream_create(const Device& device) const {
   void* stream = nullptr;
   auto d = device.to_c();
   check(record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err), err,
-        "creating a stream", device);
+        [] { return "creating a stream"; }, device);
   return stream;
 }
 
@@ -126,7 +127,7 @@ void DeviceRuntime::set_current(const Device& device) const {
   tileops_error err;
   auto d = device.to_c();
   check(record_->runtime.set_current(record_->runtime.user, &d, &err), err,
-        "making the device current", device);
+        [] { return "making the device current"; }, device);
 }
 
 int32_t DeviceRuntime::device_count() const {

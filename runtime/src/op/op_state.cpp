@@ -3,6 +3,7 @@
 #include "device/device_runtime.hpp"
 #include "loader/plugin_loader.hpp"
 #include "op/abi_views.hpp"
+#include "op/call_check_pool.hpp"
 #include "op/composite.hpp"
 #include "registry/registrar.hpp"
 #include "registry/registry.hpp"
@@ -101,7 +102,8 @@ void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   describe_call(inputs, outputs, d);
   const size_t n_in = spec_->inputs().size();
   const DescList in(d.in_ptrs, n_in);
-  manifest::CallCheck check;
+  PooledCallCheck pooled;
+  manifest::CallCheck& check = *pooled;
   signature_->check(in, d.any_out ? DescList(d.out_ptrs, outputs.size()) : DescList(), check);
   if (writes_nothing(check, inputs)) {
     fill_outputs(check, inputs, outputs);
@@ -302,7 +304,8 @@ Roofline OpState::roofline(std::span<const Tensor> inputs) const {
   Described d;
   Tensor no_outputs[kMaxTensors];
   describe_call(inputs, std::span<Tensor>(no_outputs, spec_->outputs().size()), d);
-  manifest::CallCheck check;
+  PooledCallCheck pooled;
+  manifest::CallCheck& check = *pooled;
   signature_->check(DescList(d.in_ptrs, spec_->inputs().size()), DescList(), check);
   auto r = signature_->roofline(check);
   return {r.flops, r.bytes};

@@ -55,7 +55,7 @@ Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
   void* stream = current_stream(device);
   size_t nbytes = size_t(tileops::numel(shape)) * dtype.itemsize();
   Tensor t;
-  t.storage_ = std::shared_ptr<Storage>(new Storage(rt.alloc(device, nbytes, stream), nbytes, device));
+  t.storage_ = std::make_shared<Storage>(Storage::Key{}, rt.alloc(device, nbytes, stream), nbytes, device);
   t.storage_->allocator_ = &rt.record();
   t.storage_->stream_ = stream;
   t.dtype_ = dtype;
@@ -81,7 +81,7 @@ Tensor Tensor::from_blob(void* data, ShapeView shape, DType dtype, Device device
     if (shape[i] == 0) extent = 0;
     if (extent) extent += (shape[i] - 1) * t.strides_[i];
   }
-  t.storage_ = std::shared_ptr<Storage>(new Storage(data, size_t(extent) * dtype.itemsize(), device));
+  t.storage_ = std::make_shared<Storage>(Storage::Key{}, data, size_t(extent) * dtype.itemsize(), device);
   t.storage_->deleter_ = std::move(deleter);
   return t;
 }

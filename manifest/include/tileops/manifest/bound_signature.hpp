@@ -2,6 +2,7 @@
 // A spec with its params settled: the per-call checks, compiled for those params.
 #include <tileops/device.hpp>
 #include <tileops/manifest/detail/call_state.hpp>
+#include <tileops/manifest/workload.hpp>
 #include <tileops/params.hpp>
 #include <tileops/shape.hpp>
 
@@ -104,6 +105,10 @@ class BoundSignature {
   // The byte count derived from the signature, whether or not the spec gives a formula
   // (the validator compares the two).
   double derived_bytes(const CallCheck& call) const;
+
+  // Where each input's values are drawn from for this checked call (its `values`
+  // range over the call's bindings; defaults otherwise; absent inputs get defaults).
+  std::vector<ValueRange> value_ranges(const CallCheck& call) const;
 
   const detail::BoundPlan& plan() const { return *plan_; }
 

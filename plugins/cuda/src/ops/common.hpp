@@ -103,9 +103,15 @@ struct LaunchShape {
 // legacy default stream). Throws sdk::Failure (TILEOPS_ERR_DEVICE) when it fails.
 void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* params);
 
-// CTAs for a grid-stride kernel: enough for `work` items of `per_cta` each, at most
+// How many CTAs of `block` threads of `f` an SM holds at once (at least 1).
+int occupancy(CUfunction f, int block);
+// CTAs for a grid-stride kernel: enough for `work` items of `per_cta` each, but at most
 // `per_sm` per multiprocessor.
-unsigned grid_for(int64_t work, int64_t per_cta, const DeviceInfo& device, int per_sm = 8);
+unsigned grid_for(int64_t work, int64_t per_cta, const DeviceInfo& device, int per_sm);
+// Waves of resident CTAs a grid-stride kernel is given before its CTAs loop: short CTAs
+// that the hardware hands out as SMs free up balance the load better than one wave of
+// long ones, whose uneven finish leaves SMs idle at the end.
+inline constexpr int kWaves = 16;
 
 // ---- small helpers -----------------------------------------------------------------------
 

@@ -6,12 +6,17 @@
 
 #include "../stream_buffer.hpp"
 
+#include <algorithm>
+
 namespace tileops::cuda {
 namespace {
 
 constexpr Elem kCumsumTypes[] = {Elem::f32, Elem::f16, Elem::bf16, Elem::i64};
-constexpr int kPerThread = 16;  // cumsum_row: contiguous elements a thread scans per chunk
 constexpr int kColThreads = 64;  // cumsum_col's CTA
+constexpr int kTotalsThreads = 256;  // reduce_row's CTA for the totals of split rows
+
+// cumsum_row: contiguous elements a thread scans per chunk (32 fp32 or 16 int64 registers).
+int per_thread(Elem e) { return e == Elem::i64 ? 16 : 32; }
 
 struct Axis {
   int64_t outer = 1, len = 1, inner = 1;
@@ -26,7 +31,17 @@ Axis split_at(std::span<const int64_t> shape, int64_t dim) {
   return a;
 }
 
-int row_threads(int64_t len) { return len <= 512 ? 32 : len <= 2048 ? 128 : 256; }
+// Enough threads for a row of up to 8192 elements to be one chunk.
+int row_threads(int64_t len, Elem e) { return int(clamp(pow2_ceil(ceil_div(len, per_thread(e))), 32, 512)); }
+
+// Splits of each row: only when the rows alone leave the GPU idle; each split is at
+// least two chunks.
+int row_splits(const Axis& a, int tpr, Elem e, int sm_count) {
+  const int64_t enough = 2 * int64_t(sm_count);
+  if (a.outer >= enough) return 1;
+  const int64_t most = ceil_div(a.len, 2 * int64_t(tpr) * per_thread(e));
+  return int(clamp(std::min(ceil_div(2 * enough, a.outer), most), 1, 65535));
+}
 
 // Splits of len for the column form: only when the columns alone leave the GPU idle.
 int col_splits(const Axis& a, int vec, int sm_count) {
@@ -46,8 +61,12 @@ struct CumsumPlan {
   bool split = false;
 
   ProgramSpec row_program(int v) const {
-    return {"cumsum", {instance("cumsum_row", {cuda_type(elem), std::to_string(v), std::to_string(kPerThread / v),
+    return {"cumsum", {instance("cumsum_row", {cuda_type(elem), std::to_string(v), std::to_string(per_thread(elem) / v),
                                                std::to_string(tpr)})}};
+  }
+  ProgramSpec row_totals_program(int v) const {  // reduce_row<T, kSum, v, ..., PARTIAL>
+    return {"reduce", {instance("reduce_row", {cuda_type(elem), "0", std::to_string(v), std::to_string(kTotalsThreads),
+                                               "1", "1"})}};
   }
   ProgramSpec col_program(int v) const {
     return {"cumsum", {instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColThreads)})}};
@@ -57,17 +76,20 @@ struct CumsumPlan {
                                                std::to_string(kReduceTy), "1"})}};
   }
   std::vector<ProgramSpec> programs() const {
-    if (rows) return {row_program(vec), row_program(1)};
-    std::vector<ProgramSpec> out = {col_program(vec), col_program(1)};
+    std::vector<ProgramSpec> out;
+    if (rows)
+      out = {row_program(vec), row_program(1)};
+    else
+      out = {col_program(vec), col_program(1)};
     if (split) {
-      out.push_back(totals_program(vec));
-      out.push_back(totals_program(1));
+      out.push_back(rows ? row_totals_program(vec) : totals_program(vec));
+      out.push_back(rows ? row_totals_program(1) : totals_program(1));
     }
     return out;
   }
   std::string identity(const Call& call) const {
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
-           (rows ? "|rows t" + std::to_string(tpr) : std::string("|columns") + (split ? " split" : "")) + " v" +
+           (rows ? "|rows t" + std::to_string(tpr) : std::string("|columns")) + (split ? " split" : "") + " v" +
            std::to_string(vec);
   }
 };
@@ -84,7 +106,8 @@ CumsumPlan plan(const Call& call) {
   p.rows = a.inner == 1;
   if (p.rows) {
     p.vec = a.len % maxv == 0 ? maxv : 1;
-    p.tpr = row_threads(a.len);
+    p.tpr = row_threads(a.len, p.elem);
+    p.split = row_splits(a, p.tpr, p.elem, call.sm_count()) > 1;
   } else {
     p.vec = a.inner % maxv == 0 ? maxv : 1;
     p.split = col_splits(a, p.vec, call.sm_count()) > 1;
@@ -115,8 +138,32 @@ class CumsumKernel final : public CudaKernel {
     p.inner = ax.inner;
     LaunchShape s;
     if (plan_.rows) {
+      const int splits = plan_.split ? row_splits(ax, plan_.tpr, plan_.elem, device_.sm_count) : 1;
+      p.splits = splits;
+      p.chunk = ceil_div(ax.len / v, splits);  // vectors
       s.grid[0] = unsigned(ax.outer);
+      s.grid[1] = unsigned(splits);
       s.block[0] = unsigned(plan_.tpr);
+      if (splits == 1) {
+        cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
+        return;
+      }
+      StreamBuffer totals(size_t(ax.outer) * size_t(splits) * (plan_.elem == Elem::i64 ? 8 : 4), a.stream);
+      tileops_cuda::ReduceParams r{};
+      r.x = x.data;
+      r.partial = totals.get();
+      r.outer = ax.outer;
+      r.len = ax.len;
+      r.inner = 1;
+      r.chunk = p.chunk;
+      r.splits = splits;
+      r.scale = 1.f;
+      LaunchShape rs;
+      rs.grid[0] = unsigned(ax.outer);
+      rs.grid[1] = unsigned(splits);
+      rs.block[0] = kTotalsThreads;
+      cuda::launch(functions_[ok ? 2 : 3], rs, a.stream, &r);
+      p.partial = totals.get();
       cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
       return;
     }
@@ -175,7 +222,7 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kCumsumTypes) {
     CumsumPlan p;
     p.elem = e;
-    for (int tpr : {32, 128, 256})
+    for (int tpr = 32; tpr <= 512; tpr *= 2)
       for (int vec : {max_vec(e), 1}) {
         p.tpr = tpr;
         out.push_back(p.row_program(vec));
@@ -183,6 +230,7 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
     for (int vec : {max_vec(e), 1}) {
       out.push_back(p.col_program(vec));
       out.push_back(p.totals_program(vec));
+      out.push_back(p.row_totals_program(vec));
     }
   }
 }

@@ -40,6 +40,8 @@ class VectorKernel : public CudaKernel {
     const auto modules = load_programs(device, programs);
     primary_ = modules[0]->functions[0];
     fallback_ = modules[1]->functions[0];
+    primary_per_sm_ = occupancy(primary_, kThreads) * kWaves;
+    fallback_per_sm_ = occupancy(fallback_, kThreads) * kWaves;
   }
 
  protected:
@@ -50,9 +52,9 @@ class VectorKernel : public CudaKernel {
     return vec_;
   }
   CUfunction function(int v) const { return v == vec_ ? primary_ : fallback_; }
-  LaunchShape grid(int64_t vectors) const {
+  LaunchShape grid(int64_t vectors, int v) const {
     LaunchShape s;
-    s.grid[0] = grid_for(vectors, kThreads * kUnroll, device_);
+    s.grid[0] = grid_for(vectors, kThreads * kUnroll, device_, v == vec_ ? primary_per_sm_ : fallback_per_sm_);
     s.block[0] = kThreads;
     return s;
   }
@@ -62,6 +64,7 @@ class VectorKernel : public CudaKernel {
 
  private:
   CUfunction primary_ = nullptr, fallback_ = nullptr;
+  int primary_per_sm_ = 1, fallback_per_sm_ = 1;
 };
 
 // ---- activations -----------------------------------------------------------------------
@@ -94,7 +97,7 @@ class UnaryKernel final : public VectorKernel {
     prepare();
     tileops_cuda::UnaryParams p{a.inputs[0]->data, a.outputs[0]->data, numel(shape_of(*a.inputs[0]))};
     const int v = width({p.x, p.y});
-    cuda::launch(function(v), grid(p.n / v), a.stream, &p);
+    cuda::launch(function(v), grid(p.n / v, v), a.stream, &p);
   }
 };
 
@@ -147,7 +150,7 @@ class GatedKernel final : public VectorKernel {
     p.rows = p.n ? numel(x) / (2 * p.n) : 0;
     const int v = width({p.x, p.y});
     p.n_vec = make_fast_div(uint32_t(p.n / v));
-    cuda::launch(function(v), grid(p.rows * (p.n / v)), a.stream, &p);
+    cuda::launch(function(v), grid(p.rows * (p.n / v), v), a.stream, &p);
   }
 };
 
@@ -258,7 +261,10 @@ class BinaryKernel final : public CudaKernel {
  public:
   BinaryKernel(const DeviceInfo& device, const BinaryPlan& plan)
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"), plan_(plan) {
-    for (const Module* m : load_programs(device, plan.programs())) functions_.push_back(m->functions[0]);
+    for (const Module* m : load_programs(device, plan.programs())) {
+      functions_.push_back(m->functions[0]);
+      per_sm_.push_back(occupancy(functions_.back(), kThreads) * kWaves);
+    }
   }
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
@@ -280,7 +286,7 @@ class BinaryKernel final : public CudaKernel {
         p.a_stride[i] = l.a_stride[i];
         p.b_stride[i] = l.b_stride[i];
       }
-      s.grid[0] = grid_for(p.cols, kThreads, device_);
+      s.grid[0] = grid_for(p.cols, kThreads, device_, per_sm_[0]);
       cuda::launch(functions_[0], s, a.stream, &p);
       return;
     }
@@ -294,13 +300,14 @@ class BinaryKernel final : public CudaKernel {
     const bool ok = aligned(p.a, align) && aligned(p.b, align) && aligned(p.y, align);
     const int v = ok ? plan_.vec : 1;
     p.cols_vec = make_fast_div(uint32_t(l.cols / v));
-    s.grid[0] = grid_for(l.rows * (l.cols / v), kThreads * kUnroll, device_);
+    s.grid[0] = grid_for(l.rows * (l.cols / v), kThreads * kUnroll, device_, per_sm_[ok ? 0 : 1]);
     cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
   }
 
  private:
   BinaryPlan plan_;
   std::vector<CUfunction> functions_;
+  std::vector<int> per_sm_;
 };
 
 template <BinOp O>

@@ -75,8 +75,9 @@ NormPlan plan(const Call& call, Kind kind) {
     run = p.cols;
   }
   const int vec = run > 0 && run % max_vec(p.elem) == 0 ? max_vec(p.elem) : 1;
-  p.primary = plan_rows(p.cols, vec, p.arch);
-  p.fallback = fallback_rows(p.cols, p.arch);
+  const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count()};
+  p.primary = plan_rows(p.cols, vec, context);
+  p.fallback = fallback_rows(p.cols, context);
   return p;
 }
 

@@ -12,7 +12,7 @@ enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
 
 // Bytes of one partial (the kernels' accumulator type).
 size_t partial_bytes(Red red, Elem e) {
-  if (red == kArgmax) return e == Elem::i64 ? 24 : 16;
+  if (red == kArgmax) return e == Elem::i64 ? 16 : 8;
   return e == Elem::i64 ? 8 : 4;
 }
 
@@ -71,6 +71,8 @@ ReducePlan plan(const Call& call, Red red) {
   }
   p.layout = reduce_layout(shape, p.reduced);
   if (p.layout.form == ReduceLayout::kGeneral && red == kArgmax) call.refuse("argmax over several axes");
+  if (red == kArgmax && p.layout.len >= (int64_t(1) << 31))
+    call.refuse("argmax over " + std::to_string(p.layout.len) + " elements; the kernel indexes them with 31 bits");
   const int maxv = max_vec(p.elem);
   if (p.layout.form == ReduceLayout::kRow) p.vec = p.layout.len % maxv == 0 ? maxv : 1;
   if (p.layout.form == ReduceLayout::kCol) p.vec = p.layout.inner % maxv == 0 ? maxv : 1;

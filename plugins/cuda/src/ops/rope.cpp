@@ -5,6 +5,8 @@
 
 #include "../value_errors.hpp"
 
+#include <algorithm>
+
 namespace tileops::cuda {
 namespace {
 
@@ -66,6 +68,8 @@ class RopeKernel final : public CudaKernel {
     const auto modules = load_programs(device, {plan.program(plan.vec), plan.program(1)});
     primary_ = modules[0]->functions[0];
     fallback_ = modules[1]->functions[0];
+    primary_per_sm_ = occupancy(primary_, kThreads) * kWaves;
+    fallback_per_sm_ = occupancy(fallback_, kThreads) * kWaves;
   }
 
   void launch(const sdk::LaunchArgs& a) override {
@@ -84,7 +88,8 @@ class RopeKernel final : public CudaKernel {
     p.error = errors_;
     const size_t align = size_t(plan_.vec) * size_of(plan_.elem);
     // Cache rows are read plan_.vec (neox) or plan_.vec / 2 (interleaved) floats at a time.
-    const size_t cache_align = std::min<size_t>(16, size_t(plan_.interleaved ? plan_.vec / 2 : plan_.vec) * 4);
+    const int cache_floats = plan_.interleaved ? std::max(plan_.vec / 2, 1) : plan_.vec;
+    const size_t cache_align = std::min<size_t>(16, size_t(cache_floats) * 4);
     const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.cache, cache_align);
     const int v = ok ? plan_.vec : 1;
     const int64_t rot = plan_.rot_units(d.rot_dim, v);
@@ -93,7 +98,7 @@ class RopeKernel final : public CudaKernel {
     p.units = make_fast_div(uint32_t(units));
     p.heads_units = make_fast_div(uint32_t(d.heads * units));
     LaunchShape s;
-    s.grid[0] = grid_for(d.tokens * d.heads * units, kThreads, device_);
+    s.grid[0] = grid_for(d.tokens * d.heads * units, kThreads, device_, ok ? primary_per_sm_ : fallback_per_sm_);
     s.block[0] = kThreads;
     cuda::launch(ok ? primary_ : fallback_, s, a.stream, &p);
   }
@@ -102,6 +107,7 @@ class RopeKernel final : public CudaKernel {
   RopePlan plan_;
   tileops_cuda::ValueErrorSlot errors_;
   CUfunction primary_ = nullptr, fallback_ = nullptr;
+  int primary_per_sm_ = 1, fallback_per_sm_ = 1;
 };
 
 std::string rope_identity(const Call& call) {

@@ -18,14 +18,21 @@ struct RowPlan {
   LaunchShape shape(int64_t rows) const;
 };
 
+// What a row layout depends on besides the row: the device and how many rows there are.
+struct RowContext {
+  int arch;
+  int64_t rows;
+  int sm_count;
+};
+
 // The layout for rows of `cols` elements accessed `vec` at a time (1, or 16 bytes'
 // worth when the row length allows): in registers when a row fits (at most 32 floats a
 // thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
 // else the loop form.
-RowPlan plan_rows(int64_t cols, int vec, int arch);
+RowPlan plan_rows(int64_t cols, int vec, const RowContext& context);
 // The form for rows whose pointers turn out misaligned at launch: the loop, one element
 // an access.
-RowPlan fallback_rows(int64_t cols, int arch);
+RowPlan fallback_rows(int64_t cols, const RowContext& context);
 
 // Every distinct plan plan_rows (or, with `fallback`, fallback_rows) can return for
 // rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors.

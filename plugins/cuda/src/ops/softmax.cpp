@@ -64,8 +64,9 @@ SoftmaxPlan plan(const Call& call, int log) {
   const int maxv = max_vec(p.elem);
   p.rows = a.inner == 1;
   if (p.rows) {
-    p.primary = plan_rows(a.len, a.len % maxv == 0 ? maxv : 1, p.arch);
-    p.fallback = fallback_rows(a.len, p.arch);
+    const RowContext context{p.arch, a.outer, call.sm_count()};
+    p.primary = plan_rows(a.len, a.len % maxv == 0 ? maxv : 1, context);
+    p.fallback = fallback_rows(a.len, context);
   } else {
     // A warp reads 128 bytes of a row at a time: narrow vectors, many column tiles.
     const int narrow = std::max(1, maxv / 4);
