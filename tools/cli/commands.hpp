@@ -9,6 +9,7 @@ void add_targets_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_ops_command(CLI::App& app);
+void add_cache_command(CLI::App& app);  // built with the CUDA plugin
 void add_validate_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 }  // namespace tileops::cli

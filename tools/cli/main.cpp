@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   tileops::cli::add_validate_command(app);
   tileops::cli::add_run_command(app);
   tileops::cli::add_demo_command(app);
+#ifdef TILEOPS_CLI_HAS_CUDA_CACHE
+  tileops::cli::add_cache_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::Error& e) {  // parse errors, --help, and commands that set a status

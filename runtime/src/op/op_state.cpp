@@ -206,13 +206,16 @@ KernelRef OpState::build_target_kernel(const Route& route, const Device& device,
 }
 
 void OpState::tune_new(const KernelRef& kernel, const Device& device) {
-  if (!tuned_) return;
-  if (kernel->tunable()) {
-    kernel->tune(device, name_);
+  if (tuned_) tune(*kernel, device);
+}
+
+void OpState::tune(const KernelHandle& kernel, const Device& device) {
+  if (kernel.tunable()) {
+    kernel.tune(device, name_);
   } else if (!warned_untunable_) {
     warned_untunable_ = true;
     logger().warn("{}: {} built a kernel without request_tune(); it runs untuned", name_,
-                  kernel->origin());
+                  kernel.origin());
   }
 }
 
@@ -281,15 +284,7 @@ void OpState::revoke() {
 void OpState::request_tune() {
   std::unique_lock lock(mutex_);
   tuned_ = true;
-  for (const auto& [kernel, device] : built_) {
-    if (kernel->tunable()) {
-      kernel->tune(device, name_);
-    } else if (!warned_untunable_) {
-      warned_untunable_ = true;
-      logger().warn("{}: {} built a kernel without request_tune(); it runs untuned", name_,
-                    kernel->origin());
-    }
-  }
+  for (const auto& [kernel, device] : built_) tune(*kernel, device);
   if (composite_) composite_->request_tune();
 }
 

@@ -46,7 +46,10 @@ class OpState {
   Route route_for(const Device& device);
   KernelRef kernel_for(const Route& route, const Device& device, DescList inputs);
   KernelRef build_target_kernel(const Route& route, const Device& device, DescList inputs);
+  // Tunes a kernel just built when the op is in tuned mode.
   void tune_new(const KernelRef& kernel, const Device& device);
+  // Tunes on `device` (with it current), or warns once that the kernel cannot be tuned.
+  void tune(const KernelHandle& kernel, const Device& device);
   void launch(const KernelHandle& kernel, const manifest::CallCheck& check,
               std::span<const Tensor> inputs, std::span<Tensor> outputs);
   void fill_outputs(const manifest::CallCheck& check, std::span<const Tensor> inputs,

@@ -33,7 +33,8 @@ namespace {
 void check_device_index(const DeviceRuntime& rt, const Device& device) {
   if (device.index() < 0) return;
   int32_t count = rt.device_count();
-  if (device.index() >= count)
+  // No device at all: the runtime's own allocation failure says why (no driver, ...).
+  if (count > 0 && device.index() >= count)
     throw ValueError("device " + device.str() + " does not exist: " + std::to_string(count) +
                      " device(s) of type '" + std::string(device.type()) + "'");
 }
