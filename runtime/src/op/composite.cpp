@@ -28,21 +28,13 @@ class Values {
 }  // namespace
 
 CompositeRunner::CompositeRunner(const manifest::OpSpec& spec,
-                                 const manifest::BoundSignature& signature, std::string target,
-                                 bool tuned)
-    : spec_(spec),
-      signature_(signature),
-      target_(std::move(target)),
-      tuned_(tuned),
-      steps_(spec.composition().size()) {}
-
-Op& CompositeRunner::step_op(size_t step) {
-  if (!steps_[step]) {
-    const auto& s = spec_.composition()[step];
-    steps_[step].emplace(s.op, signature_.composition_params(step), target_);
-    if (tuned_) steps_[step]->request_tune();
+                                 const manifest::BoundSignature& signature,
+                                 const std::string& target, bool tuned)
+    : spec_(spec) {
+  for (size_t step = 0; step < spec.composition().size(); ++step) {
+    steps_.emplace_back(spec.composition()[step].op, signature.composition_params(step), target);
+    if (tuned) steps_.back().request_tune();
   }
-  return *steps_[step];
 }
 
 void CompositeRunner::run(std::span<const Tensor> inputs, std::span<Tensor> outputs,
@@ -54,7 +46,7 @@ void CompositeRunner::run(std::span<const Tensor> inputs, std::span<Tensor> outp
     std::vector<Tensor> step_inputs;
     for (const auto& name : s.inputs) step_inputs.push_back(values.get(name));
     std::vector<Tensor> step_outputs(s.outputs.size());
-    step_op(step).call(step_inputs, step_outputs);
+    steps_[step].call(step_inputs, step_outputs);
     for (size_t k = 0; k < s.outputs.size(); ++k) values.set(s.outputs[k], step_outputs[k]);
   }
   for (size_t j = 0; j < outputs.size(); ++j) {
@@ -75,15 +67,12 @@ void CompositeRunner::run(std::span<const Tensor> inputs, std::span<Tensor> outp
 }
 
 void CompositeRunner::request_tune() {
-  tuned_ = true;
-  for (auto& op : steps_)
-    if (op) op->request_tune();
+  for (auto& op : steps_) op.request_tune();
 }
 
 std::string CompositeRunner::kernel_config() const {
   for (const auto& op : steps_)
-    if (op)
-      if (auto config = op->kernel_config(); !config.empty()) return config;
+    if (auto config = op.kernel_config(); !config.empty()) return config;
   return {};
 }
 

@@ -1,11 +1,11 @@
 #pragma once
-// Runs a composite op's `composition`: each step is a sub-op (held once per step,
-// built at its first use) given the composite's target, which settles on its own.
+// Runs a composite op's `composition`: each step is a sub-op, built with the runner
+// and given the composite's target, on which it settles on its own. Immutable once
+// built, so concurrent calls share it.
 #include <tileops/manifest.hpp>
 #include <tileops/op.hpp>
 
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,8 +14,9 @@ namespace tileops::detail {
 
 class CompositeRunner {
  public:
+  // `tuned`: the composite is in tuned mode, so its sub-ops start in it too.
   CompositeRunner(const manifest::OpSpec& spec, const manifest::BoundSignature& signature,
-                  std::string target, bool tuned);
+                  const std::string& target, bool tuned);
 
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs,
            const manifest::CallCheck& check);
@@ -23,13 +24,8 @@ class CompositeRunner {
   std::string kernel_config() const;
 
  private:
-  Op& step_op(size_t step);
-
   const manifest::OpSpec& spec_;
-  const manifest::BoundSignature& signature_;
-  std::string target_;
-  bool tuned_;
-  std::vector<std::optional<Op>> steps_;
+  std::vector<Op> steps_;
 };
 
 }  // namespace tileops::detail

@@ -123,11 +123,11 @@ void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
     if (!kernel) {
       Route route = route_for(device);
       if (route.kind == Route::kComposite) {
-        CompositeRunner* runner;
+        std::shared_ptr<CompositeRunner> runner;
         {
           std::unique_lock lock(mutex_);
-          if (!composite_) composite_ = std::make_unique<CompositeRunner>(*spec_, *signature_, route.target, tuned_);
-          runner = composite_.get();
+          if (!composite_) composite_ = std::make_shared<CompositeRunner>(*spec_, *signature_, route.target, tuned_);
+          runner = composite_;
         }
         runner->run(inputs, outputs, check);
         return;

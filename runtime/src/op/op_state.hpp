@@ -69,7 +69,7 @@ class OpState {
   Route route_;
   SignatureMap<KernelRef> target_memo_;
   InTreeKernels in_tree_;
-  std::unique_ptr<CompositeRunner> composite_;
+  std::shared_ptr<CompositeRunner> composite_;  // shared: a revoke may drop it mid-run
   std::vector<std::pair<KernelRef, Device>> built_;  // build order: tuning, kernel_config
   bool tuned_ = false;
   bool warned_untunable_ = false;
