@@ -36,10 +36,11 @@ const manifest::OpSpec& find_spec(std::string_view name) {
 
 }  // namespace
 
+// Descriptions live in optionals so that slots a call does not use cost nothing.
 struct OpState::Described {
-  TensorDesc in[kMaxTensors];
+  std::optional<TensorDesc> in[kMaxTensors];
   const TensorDesc* in_ptrs[kMaxTensors] = {};
-  TensorDesc out[kMaxTensors];
+  std::optional<TensorDesc> out[kMaxTensors];
   const TensorDesc* out_ptrs[kMaxTensors] = {};
   bool any_out = false;
 };
@@ -89,10 +90,10 @@ void OpState::describe_call(std::span<const Tensor> inputs, std::span<Tensor> ou
     throw ValueError(name_ + " has " + std::to_string(spec_->outputs().size()) +
                      " outputs, got " + std::to_string(outputs.size()) + " output slots");
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].defined()) d.in_ptrs[i] = &(d.in[i] = inputs[i].desc());
+    if (inputs[i].defined()) d.in_ptrs[i] = &d.in[i].emplace(inputs[i].desc());
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (!outputs[j].defined()) continue;
-    d.out_ptrs[j] = &(d.out[j] = outputs[j].desc());
+    d.out_ptrs[j] = &d.out[j].emplace(outputs[j].desc());
     d.any_out = true;
   }
 }
@@ -248,7 +249,7 @@ void OpState::fill_outputs(const manifest::CallCheck& check, std::span<const Ten
 void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& check,
                      std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   const size_t n_in = spec_->inputs().size();
-  Tensor copies[kMaxTensors];
+  std::optional<Tensor> copies[kMaxTensors];  // contiguous copies of strided inputs
   tileops_tensor in_views[kMaxTensors];
   const tileops_tensor* in_ptrs[kMaxTensors] = {};
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -258,7 +259,7 @@ void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& chec
       // A written input reaches the kernel as the caller passed it, unless the spec
       // declares it contiguous; every other input is made contiguous.
       if (!signature_->input_written(i))
-        t = &(copies[i] = t->contiguous());
+        t = &copies[i].emplace(t->contiguous());
       else if (signature_->input_contiguous(i))
         throw ValueError(name_ + ": input '" + spec_->inputs()[i].name +
                          "' is written in place and must be contiguous");
