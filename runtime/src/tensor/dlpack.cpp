@@ -4,6 +4,9 @@
 
 #include <dlpack/dlpack.h>
 
+#include <memory>
+#include <vector>
+
 namespace tileops {
 namespace {
 
@@ -36,21 +39,23 @@ Device from_dl_device(const DLDevice& d) {
 
 DLManagedTensor* Tensor::to_dlpack() const {
   if (!defined()) throw ValueError("Tensor::to_dlpack: the tensor is undefined");
-  auto* ctx = new ExportContext{*this, {shape_.begin(), shape_.end()}, {strides_.begin(), strides_.end()}};
-  auto* managed = new DLManagedTensor{};
+  const DLDevice device_code = to_dl_device(device());  // may throw: before allocating
+  auto ctx = std::make_unique<ExportContext>(
+      ExportContext{*this, {shape_.begin(), shape_.end()}, {strides_.begin(), strides_.end()}});
+  auto managed = std::make_unique<DLManagedTensor>();
   managed->dl_tensor.data = data();
-  managed->dl_tensor.device = to_dl_device(device());
+  managed->dl_tensor.device = device_code;
   managed->dl_tensor.ndim = int32_t(shape_.size());
   managed->dl_tensor.dtype = {dtype_.code, dtype_.bits, dtype_.lanes};
   managed->dl_tensor.shape = ctx->shape.data();
   managed->dl_tensor.strides = ctx->strides.data();
   managed->dl_tensor.byte_offset = 0;
-  managed->manager_ctx = ctx;
+  managed->manager_ctx = ctx.release();
   managed->deleter = [](DLManagedTensor* self) {
     delete static_cast<ExportContext*>(self->manager_ctx);
     delete self;
   };
-  return managed;
+  return managed.release();
 }
 
 Tensor Tensor::from_dlpack(DLManagedTensor* managed) {
