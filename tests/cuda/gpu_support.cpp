@@ -234,6 +234,17 @@ void poison_pool(const Device& device, size_t bytes) {
   poison.copy_from(host);
 }  // freed on the current stream: the next allocations there reuse it
 
+void poison_blocks(const Device& device, const std::vector<size_t>& sizes) {
+  std::vector<Tensor> blocks;
+  for (size_t bytes : sizes) {
+    if (bytes == 0) continue;
+    Tensor host = Tensor::empty({int64_t(bytes)}, dtypes::uint8, Device::cpu());
+    std::memset(host.data(), 0xff, bytes);
+    blocks.push_back(Tensor::empty({int64_t(bytes)}, dtypes::uint8, device));
+    blocks.back().copy_from(host);
+  }
+}  // freed on the current stream: allocations of these sizes there reuse them
+
 double tolerance(DType dtype) {
   if (dtype == dtypes::float16) return 1e-3;
   if (dtype == dtypes::bfloat16) return 1e-2;
@@ -254,9 +265,12 @@ void check_against_cpu_ref(const std::string& op, const Params& params, const st
   }
   Op on_cuda(op, params, std::string(BUILTIN));
   Op on_cpu(op, params, std::string("cpu_ref"));
-  poison_pool(device, 2 * bytes + 4096);
-  const std::vector<Tensor> out = on_cuda(dev_inputs);
   const std::vector<Tensor> ref = on_cpu(ref_inputs);
+  poison_pool(device, 2 * bytes + 4096);
+  std::vector<size_t> out_bytes;
+  for (const Tensor& t : ref) out_bytes.push_back(t.nbytes());
+  poison_blocks(device, out_bytes);
+  const std::vector<Tensor> out = on_cuda(dev_inputs);
   REQUIRE(out.size() == ref.size());
   for (size_t j = 0; j < out.size(); ++j) {
     CHECK(out[j].device() == device);

@@ -67,6 +67,10 @@ Tensor clone(const Tensor& t);
 // -1 for integers) and hands it back: outputs allocated next on the current stream come
 // from it, so an element a kernel forgets to write cannot pass for a result.
 void poison_pool(const Device& device, size_t bytes);
+// The same for blocks of exactly these sizes, which the device runtime's caching
+// allocator (plugins/cuda/src/block_cache.hpp) keeps apart and hands to the next
+// allocations of their size on the current stream.
+void poison_blocks(const Device& device, const std::vector<size_t>& sizes);
 
 // ---- running ops ----------------------------------------------------------------------
 

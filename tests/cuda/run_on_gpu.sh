@@ -5,6 +5,8 @@
 #
 #   run_on_gpu.sh [BUNDLE_DIR]     # sources BUNDLE_DIR/env.sh when given
 #
+# BENCH_ARGS (optional) is passed to bench_cuda, e.g. BENCH_ARGS="--filter Cumsum,Softmax".
+#
 # Writes to $OUT (default ./cuda-gpu-results): gpu.txt (board, driver, clocks),
 # <test>.log for each test binary, bench_cuda.log, bench_cuda.md, bench_cuda.csv.
 # Exits non-zero when a test fails.
@@ -48,6 +50,7 @@ run() {  # name, time limit in seconds, command...
 run test_cuda_plugin_load 60 test_cuda_plugin_load
 run test_cuda_gpu_ops 240 test_cuda_gpu_ops --duration=true
 run test_cuda_gpu_runtime 120 test_cuda_gpu_runtime --duration=true
-run bench_cuda 300 bench_cuda --out "$out"
+# shellcheck disable=SC2086  # BENCH_ARGS is a list of arguments
+run bench_cuda 300 bench_cuda --out "$out" ${BENCH_ARGS:-}
 sed -n '/^# bench_cuda/,$p' "$out/bench_cuda.log" | tail -n 80
 exit $status

@@ -12,4 +12,5 @@ void add_ops_command(CLI::App& app);
 void add_cache_command(CLI::App& app);  // built with the CUDA plugin
 void add_validate_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 }  // namespace tileops::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   tileops::cli::add_validate_command(app);
   tileops::cli::add_run_command(app);
   tileops::cli::add_demo_command(app);
+  tileops::cli::add_bench_command(app);
 #ifdef TILEOPS_CLI_HAS_CUDA_CACHE
   tileops::cli::add_cache_command(app);
 #endif

@@ -174,8 +174,10 @@ struct Vec {
 // pieces (not kept in L1: the line is used up by the one access), kCached for data read
 // again (weights, a RoPE cache row, narrow strided accesses whose line neighbours read
 // next). kCoherent is for memory the kernel also writes (the fused add's residual) and
-// stays ordered with the stores.
-enum LoadMode { kStream, kCached, kCoherent };
+// stays ordered with the stores. kCachedInOrder is kCached kept in program order with
+// the stores around it, so the compiler cannot hoist a batch of such loads and hold all
+// their results in registers (a norm's weights, loaded vector by vector as they are used).
+enum LoadMode { kStream, kCached, kCoherent, kCachedInOrder };
 
 // A raw access of B bytes (1, 2, 4, 8, or a multiple of 16).
 template <int B, int MODE>
@@ -193,6 +195,11 @@ __device__ __forceinline__ void load_words(const void* p, u32* w) {
         asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
             : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
             : "l"(q));
+      else if constexpr (MODE == kCachedInOrder)
+        asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
+                     : "l"(q)
+                     : "memory");
       else
         asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
             : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
@@ -201,17 +208,23 @@ __device__ __forceinline__ void load_words(const void* p, u32* w) {
   } else if constexpr (B == 8) {
     if constexpr (MODE == kCoherent)
       asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p) : "memory");
+    else if constexpr (MODE == kCachedInOrder)
+      asm volatile("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p) : "memory");
     else
       asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
   } else if constexpr (B == 4) {
     if constexpr (MODE == kCoherent)
       asm volatile("ld.global.u32 %0, [%1];" : "=r"(w[0]) : "l"(p) : "memory");
+    else if constexpr (MODE == kCachedInOrder)
+      asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p) : "memory");
     else
       asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
   } else if constexpr (B == 2) {
     unsigned short h;
     if constexpr (MODE == kCoherent)
       asm volatile("ld.global.u16 %0, [%1];" : "=h"(h) : "l"(p) : "memory");
+    else if constexpr (MODE == kCachedInOrder)
+      asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p) : "memory");
     else
       asm("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
     w[0] = h;
@@ -331,6 +344,18 @@ __device__ __forceinline__ A shfl_up(const A& v, int delta) {
   return out.a;
 }
 
+template <class A>
+__device__ __forceinline__ A shfl_idx(const A& v, int src) {
+  union {
+    A a;
+    u32 w[sizeof(A) / 4];
+  } in, out;
+  in.a = v;
+#pragma unroll
+  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = __shfl_sync(0xffffffffu, in.w[k], src);
+  return out.a;
+}
+
 struct SumOp {
   template <class A>
   __device__ __forceinline__ A operator()(A a, A b) const {
@@ -342,16 +367,30 @@ struct MaxOp {  // ignores NaN (fmaxf): softmax lets NaN through its sum instead
 };
 
 // ---- clusters (sm_90) --------------------------------------------------------------------
+// Before sm_90 every CTA is a cluster of one: rank 0 of 1, and the barrier and remote
+// reads are never reached (kernels branch on cluster_size() or a CLUSTER argument).
 
 __device__ __forceinline__ u32 cluster_rank() {
-  u32 r;
+  u32 r = 0;
+#if __CUDA_ARCH__ >= 900
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
   return r;
+}
+// CTAs in this CTA's cluster (1 when the launch has none).
+__device__ __forceinline__ u32 cluster_size() {
+  u32 n = 1;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+#endif
+  return n;
 }
 // A barrier over every thread of every CTA of the cluster; orders shared-memory writes
 // before it with distributed shared-memory reads after it.
 __device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
 }
 // Reads `*p` (an address in this CTA's shared memory) from CTA `rank` of the cluster.
 template <class A>
@@ -360,12 +399,16 @@ __device__ __forceinline__ A dsmem_load(const A* p, u32 rank) {
     A a;
     u32 w[sizeof(A) / 4];
   } out;
+#if __CUDA_ARCH__ >= 900
   const u32 local = u32(__cvta_generic_to_shared(p));
   u32 remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
 #pragma unroll
   for (int k = 0; k < int(sizeof(A) / 4); ++k)
     asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(out.w[k]) : "r"(remote + 4 * k));
+#else
+  out.a = *p;
+#endif
   return out.a;
 }
 
@@ -430,6 +473,49 @@ struct RowGroup {
     if constexpr (CLUSTER > 1) cluster_sync();
   }
 };
+
+// ---- ordering between CTAs and between kernels ------------------------------------------
+
+// Programmatic dependent launch (sm_90): a kernel launched with the programmatic
+// serialization attribute may start while the kernel before it on the stream still runs;
+// pdl_wait() blocks until that kernel has finished and its writes are visible (a no-op
+// without the attribute or before sm_90). pdl_launch_dependents() lets the next kernel
+// start early; it changes no result, only when the dependent's CTAs get scheduled.
+__device__ __forceinline__ void pdl_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_launch_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Flags that publish data between CTAs of one grid: the writer stores the data, fences
+// (__threadfence) and sets the flag with release semantics; the reader acquires the flag,
+// then reads the data with ld_relaxed (gpu scope: never a stale L1 line).
+__device__ __forceinline__ u32 ld_acquire(const u32* p) {
+  u32 v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release(u32* p, u32 v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+template <class A>
+__device__ __forceinline__ A ld_relaxed(const A* p) {
+  static_assert(sizeof(A) == 4 || sizeof(A) == 8, "a word or a double word");
+  if constexpr (sizeof(A) == 4) {
+    u32 v;
+    asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return __builtin_bit_cast(A, v);
+  } else {
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return __builtin_bit_cast(A, v);
+  }
+}
 
 // ---- value errors --------------------------------------------------------------------------
 

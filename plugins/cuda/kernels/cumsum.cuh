@@ -1,124 +1,270 @@
 // Inclusive cumulative sum of x viewed as [outer, len, inner] along len. Floating types
-// accumulate in fp32, int64 exactly.
+// accumulate in fp32, int64 exactly. One pass over x (read once, written once):
 //
-//   cumsum_row  inner == 1: a CTA per row (per split of a row: grid.y) walks it in chunks
-//               of TPR * ITEMS * V elements; each thread scans ITEMS * V contiguous
-//               elements, the CTA scans the thread totals, a running carry links the
-//               chunks. The carry into split s is the sum of the totals of the splits
-//               before it (reduce_row<..., kSum, ..., PARTIAL> of reduce.cuh writes them
-//               as [rows][splits]) when rows are split.
-//   cumsum_col  inner > 1: a thread per V columns walks down its split of len; the
-//               carry into split s is the sum of the totals of splits < s (written by
-//               reduce_col<..., kSum, ..., PARTIAL> of reduce.cuh) when splits > 1.
+//   cumsum_row  inner == 1: a CTA per tile of TPR * ITEMS * V elements of a row. Each
+//               warp owns a contiguous span and loads it coalesced (item i of lane l is
+//               the vector at (i * 32 + l) * V), scans every vector in registers, then
+//               the vector totals with warp shuffles, item after item; the CTA adds the
+//               warp totals before each warp.
+//   cumsum_col  inner > 1: a CTA per tile of TX * V columns by TY * U rows; a thread
+//               scans U consecutive rows of its V columns, the CTA the TY thread totals.
+//
+// A row longer than one tile is a chain of tiles (consecutive CTAs) joined by a
+// decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
+// Decoupled Look-back", 2016): a tile publishes its aggregate as soon as it is known,
+// then walks back over its predecessors, adding aggregates until it meets one that has
+// published its inclusive prefix, and publishes its own. Tiles are taken in blockIdx
+// order, which is the order CTAs start in (as CUB relies on), so a tile only waits on
+// tiles that have started. `scan_init` zeroes the flags; the scan kernel is launched as
+// its programmatic dependent and waits for it only before touching the status.
+// Floating results depend on how far each look-back went, so they can differ between
+// runs in the last bits (integers are exact).
 #pragma once
 #include "common.cuh"
 
 namespace tileops_cuda {
 
-// The `1` (blocks per SM) keeps ptxas from capping registers for occupancy, which
-// spills part of a thread's elements to local memory.
+enum TileFlag : u32 { kTileEmpty = 0, kTileAggregate = 1, kTilePrefix = 2 };
+
+// The status of `tiles` tiles of L lanes (columns; 1 for rows) each: flags, then the
+// aggregates, then the inclusive prefixes. The host sizes it the same way (scan_status_bytes
+// in src/ops/cumsum.cpp).
+template <class A, int L>
+struct TileStatus {
+  u32* flags;
+  A* agg;
+  A* inc;
+  __device__ __forceinline__ TileStatus(void* base, i64 tiles) {
+    flags = static_cast<u32*>(base);
+    agg = reinterpret_cast<A*>(static_cast<char*>(base) + ((tiles * 4 + 15) & ~i64(15)));
+    inc = agg + tiles * L;
+  }
+  // Writes this lane's V values of tile `id` (lanes l * V ... of L; lanes past L write
+  // nothing) to `dst` (agg or inc), then, once every lane of the warp has written and
+  // fenced, lane 0 sets the flag.
+  template <int V>
+  __device__ __forceinline__ void publish(A* dst, i64 id, const A (&v)[V], u32 flag) const {
+    const u32 lane = threadIdx.x % 32;
+    if (lane * V < L)
+#pragma unroll
+      for (int k = 0; k < V; ++k) dst[id * L + lane * V + k] = v[k];
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) st_release(flags + id, flag);
+  }
+};
+
+// Zeroes the flags of a chained scan. Its dependent starts right away.
+__global__ void __launch_bounds__(256) scan_init(const ScanParams p) {
+  pdl_launch_dependents();
+  u32* flags = static_cast<u32*>(p.status);
+  for (i64 i = blockIdx.x * i64(blockDim.x) + threadIdx.x; i < p.tiles; i += i64(gridDim.x) * blockDim.x) flags[i] = 0;
+}
+
+// The total of the tiles before tile `id` (the `part`-th of its chain; predecessors are
+// id - 1, id - 2, ...), looking back over 32 predecessors at a time. Publishes the
+// tile's aggregate `agg` first and its inclusive prefix last. Called by one whole warp;
+// every lane gets the total.
+template <class A>
+__device__ A row_chain_prefix(const TileStatus<A, 1>& s, i64 id, i64 part, A agg) {
+  const u32 lane = threadIdx.x % 32;
+  const A mine[1] = {agg};
+  if (part == 0) {
+    s.publish(s.inc, id, mine, kTilePrefix);
+    return A(0);
+  }
+  s.publish(s.agg, id, mine, kTileAggregate);
+  A before = A(0);
+  for (i64 newest = part - 1;; newest -= 32) {
+    const i64 q = newest - i64(lane);  // this lane's predecessor, by place in the chain
+    const i64 pred = id - (part - q);
+    u32 f = kTilePrefix;
+    if (q >= 0)
+      while ((f = ld_acquire(s.flags + pred)) == kTileEmpty) {
+      }
+    // The nearest predecessor with a prefix ends the look-back; lanes past it add nothing.
+    const u32 prefixed = __ballot_sync(0xffffffffu, q >= 0 && f == kTilePrefix);
+    const int stop = prefixed ? __ffs(prefixed) - 1 : 32;
+    A v = A(0);
+    if (q >= 0 && int(lane) <= stop) v = ld_relaxed(f == kTilePrefix ? s.inc + pred : s.agg + pred);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v += shfl_xor(v, o);
+    before += v;
+    if (prefixed) break;
+  }
+  const A inclusive[1] = {before + agg};
+  s.publish(s.inc, id, inclusive, kTilePrefix);
+  return before;
+}
+
+// The column form's look-back: lane l of the calling warp owns columns l * V ... of the
+// tile, and walks back (predecessor id - stride, then id - 2 * stride, ...) one tile at a
+// time. Writes the total before the tile to `before`.
+template <class A, int L, int V>
+__device__ void col_chain_prefix(const TileStatus<A, L>& s, i64 id, i64 part, i64 stride, const A (&agg)[V],
+                                 A (&before)[V]) {
+  const u32 lane = threadIdx.x % 32;
+#pragma unroll
+  for (int k = 0; k < V; ++k) before[k] = A(0);
+  if (part == 0) {
+    s.publish(s.inc, id, agg, kTilePrefix);
+    return;
+  }
+  // When the predecessor's prefix is already out (the common case), the aggregate would
+  // never be read: skip writing it. One decision for the warp: its lanes publish together.
+  if (__any_sync(0xffffffffu, ld_acquire(s.flags + id - stride) != kTilePrefix))
+    s.publish(s.agg, id, agg, kTileAggregate);
+  for (i64 pred = id - stride;; pred -= stride) {
+    u32 f;
+    while ((f = ld_acquire(s.flags + pred)) == kTileEmpty) {
+    }
+    const A* src = (f == kTilePrefix ? s.inc : s.agg) + pred * L + lane * V;
+#pragma unroll
+    for (int k = 0; k < V; ++k) before[k] += ld_relaxed(src + k);
+    if (f == kTilePrefix) break;
+  }
+  A inclusive[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) inclusive[k] = before[k] + agg[k];
+  s.publish(s.inc, id, inclusive, kTilePrefix);
+}
+
 template <class T, int V, int ITEMS, int TPR>
-__global__ void __launch_bounds__(TPR, 1) cumsum_row(const ScanParams p) {
+__global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
-  constexpr int K = ITEMS * V;  // contiguous elements per thread per chunk
-  constexpr int WARPS = TPR / 32;
   static_assert(TPR % 32 == 0, "whole warps");
+  constexpr int WARPS = TPR / 32, SPAN = 32 * ITEMS * V, TILE = TPR * ITEMS * V;
   __shared__ A warp_total[WARPS];
-  __shared__ A chunk_total;
-  const i64 row = blockIdx.x;
-  const T* x = static_cast<const T*>(p.x) + row * p.len;
-  T* y = static_cast<T*>(p.y) + row * p.len;
+  __shared__ A tile_before;
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const i64 begin = i64(blockIdx.y) * p.chunk * V;  // this split's elements
-  const i64 end = begin + p.chunk * V < p.len ? begin + p.chunk * V : p.len;
+  const i64 id = blockIdx.x;
+  const i64 row = id / p.chain, part = id % p.chain;
+  const i64 first = part * TILE + i64(warp) * SPAN;
+  const T* x = static_cast<const T*>(p.x) + row * p.len;
+  Vec<T, V> in[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const i64 e = first + i64(i * 32 + int(lane)) * V;
+    if (e < p.len) in[i] = load<T, V>(x + e);
+  }
+  // v: inclusive scans of each vector; base: what comes before the vector in the warp.
+  A v[ITEMS][V], base[ITEMS];
   A carry = A(0);
-  const A* totals = static_cast<const A*>(p.partial) + row * p.splits;
-  for (int s = 0; s < int(blockIdx.y); ++s) carry += totals[s];
-  for (i64 chunk = begin; chunk < end; chunk += i64(TPR) * K) {
-    const i64 first = chunk + i64(threadIdx.x) * K;
-    Vec<T, V> in[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-      if (first + i * V < end) in[i] = load<T, V>(x + first + i * V);
-    A v[K];
+  for (int i = 0; i < ITEMS; ++i) {
+    const bool ok = first + i64(i * 32 + int(lane)) * V < p.len;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i)  // after every load is in flight
-#pragma unroll
-      for (int k = 0; k < V; ++k) v[i * V + k] = first + i * V < end ? acc_of(in[i].get(k)) : A(0);
-#pragma unroll
-    for (int j = 1; j < K; ++j) v[j] += v[j - 1];
-    // Inclusive scan of the thread totals: within the warp, then across warps.
-    A t = v[K - 1];
+    for (int k = 0; k < V; ++k) {
+      v[i][k] = ok ? acc_of(in[i].get(k)) : A(0);
+      if (k > 0) v[i][k] += v[i][k - 1];
+    }
+    A s = v[i][V - 1];
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
-      const A n = shfl_up(t, d);
-      if (lane >= u32(d)) t += n;
+      const A n = shfl_up(s, d);
+      if (lane >= u32(d)) s += n;
     }
-    if (lane == 31) warp_total[warp] = t;
-    __syncthreads();
+    const A exclusive = shfl_up(s, 1);
+    base[i] = carry + (lane > 0 ? exclusive : A(0));
+    carry += shfl_idx(s, 31);
+  }
+  if (lane == 0) warp_total[warp] = carry;
+  __syncthreads();
+  A before_warp = A(0), total = A(0);
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    const A t = warp_total[w];
+    if (w < int(warp)) before_warp += t;
+    total += t;
+  }
+  if (p.chain > 1) {  // uniform over the grid
     if (warp == 0) {
-      A w = lane < WARPS ? warp_total[lane] : A(0);
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const A n = shfl_up(w, d);
-        if (lane >= u32(d)) w += n;
-      }
-      if (lane < WARPS) warp_total[lane] = w;
-      if (lane == WARPS - 1) chunk_total = w;
+      pdl_wait();  // the status is zeroed by scan_init
+      const A b = row_chain_prefix(TileStatus<A, 1>(p.status, p.tiles), id, part, total);
+      if (lane == 0) tile_before = b;
     }
     __syncthreads();
-    const A before = carry + (warp > 0 ? warp_total[warp - 1] : A(0)) + t - v[K - 1];
+    before_warp = tile_before + before_warp;
+  }
+  T* y = static_cast<T*>(p.y) + row * p.len;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const i64 e = first + i * V;
-      if (e < end) {
-        Vec<T, V> out = {};
+  for (int i = 0; i < ITEMS; ++i) {
+    const i64 e = first + i64(i * 32 + int(lane)) * V;
+    if (e >= p.len) continue;
+    const A offset = before_warp + base[i];
+    Vec<T, V> out = {};
 #pragma unroll
-        for (int k = 0; k < V; ++k) out.set(k, value_of<T>(before + v[i * V + k]));
-        store<T, V>(y + e, out);
-      }
-    }
-    carry += chunk_total;
-    __syncthreads();  // warp_total and chunk_total are rewritten by the next chunk
+    for (int k = 0; k < V; ++k) out.set(k, value_of<T>(offset + v[i][k]));
+    store<T, V>(y + e, out);
   }
 }
 
-// Grid: x = outer * ceil(inner / (TX * V)) column tiles, y = splits of `chunk` rows.
-template <class T, int V, int TX>
-__global__ void __launch_bounds__(TX) cumsum_col(const ScanParams p) {
+// Block: TX (a warp) by TY threads. Tile id = (o * chain + c) * col_blocks + b: columns
+// [b * TX * V, (b + 1) * TX * V) of rows [c * TY * U, (c + 1) * TY * U) of x[o]; its
+// predecessor in the chain is id - col_blocks.
+template <class T, int V, int U, int TX, int TY>
+__global__ void __launch_bounds__(TX* TY) cumsum_col(const ScanParams p) {
   typedef typename Acc<T>::type A;
-  constexpr int U = 4;  // rows loaded ahead of the running sum
-  const i64 tiles_per_outer = (p.inner / V + TX - 1) / TX;
-  const i64 o = blockIdx.x / tiles_per_outer;
-  const i64 col = ((blockIdx.x % tiles_per_outer) * TX + threadIdx.x) * V;
-  if (col >= p.inner) return;
-  A run[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) run[k] = A(0);
-  const A* totals = static_cast<const A*>(p.partial);
-  for (int s = 0; s < int(blockIdx.y); ++s)  // totals are [outer * inner][splits]
-#pragma unroll
-    for (int k = 0; k < V; ++k) run[k] += totals[(o * p.inner + col + k) * p.splits + s];
-  const i64 begin = i64(blockIdx.y) * p.chunk;
-  const i64 end = begin + p.chunk < p.len ? begin + p.chunk : p.len;
+  static_assert(TX == 32, "row 0 of the block is warp 0, which does the look-back");
+  constexpr int L = TX * V;
+  __shared__ A part_total[TY][L];
+  __shared__ A tile_before[L];
+  const u32 tx = threadIdx.x, ty = threadIdx.y;
+  const i64 id = blockIdx.x;
+  const i64 block = id % p.col_blocks, q = id / p.col_blocks;
+  const i64 c = q % p.chain, o = q / p.chain;
+  const i64 col = block * L + i64(tx) * V;
+  const bool active = col < p.inner;
+  const i64 r0 = c * (TY * U) + i64(ty) * U;
   const T* x = static_cast<const T*>(p.x) + o * p.len * p.inner + col;
-  T* y = static_cast<T*>(p.y) + o * p.len * p.inner + col;
-  for (i64 r0 = begin; r0 < end; r0 += U) {
-    Vec<T, V> v[U];
+  Vec<T, V> in[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (r0 + u < end) v[u] = load<T, V>(x + (r0 + u) * p.inner);
+  for (int u = 0; u < U; ++u)
+    if (active && r0 + u < p.len) in[u] = load<T, V>(x + (r0 + u) * p.inner);
+  A v[U][V];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (r0 + u >= end) break;
-      Vec<T, V> out = {};
+  for (int u = 0; u < U; ++u) {
+    const bool ok = active && r0 + u < p.len;
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        run[k] += acc_of(v[u].get(k));
-        out.set(k, value_of<T>(run[k]));
-      }
-      store<T, V>(y + (r0 + u) * p.inner, out);
+    for (int k = 0; k < V; ++k) {
+      v[u][k] = ok ? acc_of(in[u].get(k)) : A(0);
+      if (u > 0) v[u][k] += v[u - 1][k];
     }
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) part_total[ty][tx * V + k] = v[U - 1][k];
+  __syncthreads();
+  A before[V], total[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    before[k] = total[k] = A(0);
+#pragma unroll
+    for (int j = 0; j < TY; ++j) {
+      const A t = part_total[j][tx * V + k];
+      if (j < int(ty)) before[k] += t;
+      total[k] += t;
+    }
+  }
+  if (p.chain > 1) {  // uniform over the grid
+    if (ty == 0) {
+      pdl_wait();  // the status is zeroed by scan_init
+      A b[V];
+      col_chain_prefix(TileStatus<A, L>(p.status, p.tiles), id, c, p.col_blocks, total, b);
+#pragma unroll
+      for (int k = 0; k < V; ++k) tile_before[tx * V + k] = b[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < V; ++k) before[k] = tile_before[tx * V + k] + before[k];
+  }
+  T* y = static_cast<T*>(p.y) + o * p.len * p.inner + col;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (!active || r0 + u >= p.len) continue;
+    Vec<T, V> out = {};
+#pragma unroll
+    for (int k = 0; k < V; ++k) out.set(k, value_of<T>(before[k] + v[u][k]));
+    store<T, V>(y + (r0 + u) * p.inner, out);
   }
 }
 

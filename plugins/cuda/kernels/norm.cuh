@@ -5,6 +5,8 @@
 //   norm_reg  the row stays in registers: read once, written once. TPR threads per row,
 //             RPC rows per CTA, or CLUSTER CTAs per row exchanging partial sums through
 //             distributed shared memory (rows too long for one CTA's registers).
+//   norm_smem rows too long for registers (sm_90; not the fused add): CLUSTER CTAs hold
+//             the row in shared memory (slice.cuh), read from device memory once.
 //   norm_loop any row length: one pass for the statistics, one to write (the second
 //             read mostly hits L2); CLUSTER CTAs per row split it when rows are long.
 // Statistics in fp32, one reduction per row: the sum of squares (RMS), or for LayerNorm
@@ -12,6 +14,7 @@
 // gives the biased variance without cancellation when the mean is large.
 #pragma once
 #include "common.cuh"
+#include "slice.cuh"
 
 namespace tileops_cuda {
 
@@ -58,9 +61,10 @@ __device__ __forceinline__ i32 first_channel(const NormParams& p, i64 row) {
 
 // The affine factors of the V elements at element `e` of a row: per element for the row
 // norms, per channel for GroupNorm (V divides the channel size, so the V elements share
-// one channel). Loaded when the statistics are known, through L1: every row reads the
-// same weights, so they are L1 or L2 hits, and holding them beside the row would cost
-// the registers that let several CTAs share an SM.
+// one channel). Loaded when the statistics are known, through L1, each vector right
+// before it is used (kCachedInOrder): every row reads the same weights, so they are L1
+// or L2 hits, and holding a thread's weights beside its share of the row would cost the
+// registers that let several CTAs share an SM.
 template <class T, int KIND, int V>
 struct Affine {
   Vec<T, V> w, b;
@@ -68,11 +72,13 @@ struct Affine {
   __device__ __forceinline__ void load(const NormParams& p, i32 c0, i64 e) {
     if constexpr (KIND == kGroup) {
       const i32 c = c0 + i32(fast_div(u32(e), p.channel_size));
-      wc = p.weight ? to_float(load_cached<T, 1>(static_cast<const T*>(p.weight) + c).get(0)) : 1.f;
-      bc = p.bias ? to_float(load_cached<T, 1>(static_cast<const T*>(p.bias) + c).get(0)) : 0.f;
+      const T* w = static_cast<const T*>(p.weight);
+      const T* b = static_cast<const T*>(p.bias);
+      wc = w ? to_float(tileops_cuda::load<T, 1, kCachedInOrder>(w + c).get(0)) : 1.f;
+      bc = b ? to_float(tileops_cuda::load<T, 1, kCachedInOrder>(b + c).get(0)) : 0.f;
     } else {
-      if (p.weight) w = load_cached<T, V>(static_cast<const T*>(p.weight) + e);
-      if (p.bias) b = load_cached<T, V>(static_cast<const T*>(p.bias) + e);
+      if (p.weight) w = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.weight) + e);
+      if (p.bias) b = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.bias) + e);
     }
   }
   // Normalises the V elements `in` and stores them at `out`.
@@ -157,16 +163,46 @@ __global__ void __launch_bounds__(TPR* RPC, 1) norm_reg(const NormParams p) {
   }
   float mean, scale;
   finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
-  Affine<T, KIND, V> affine[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
-    if (ok[i]) affine[i].load(p, c0, vi * V);
+    if (!ok[i]) continue;
+    Affine<T, KIND, V> affine;
+    affine.load(p, c0, vi * V);
+    affine.apply(p, v[i], mean, scale, static_cast<T*>(p.y) + g.row * p.cols + vi * V);
   }
+  g.finish();
+}
+
+// Dynamic shared memory: this CTA's slice of the row. Not for the fused add, which also
+// reads and writes the residual.
+template <class T, int KIND, int TPR, int CLUSTER>
+__global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
+  static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
+  constexpr int V = 16 / int(sizeof(T));
+  typedef RowGroup<TPR, 1, CLUSTER> Group;
+  extern __shared__ __align__(16) u32 slice[];
+  __shared__ u64 bar;
+  __shared__ Sum2 buf[Group::kBuf];
+  const Group g;
+  const SliceRange<CLUSTER> r(p.cols / V, g.rank);
+  const float shift = row_shift<T, KIND>(p, g.row);
+  load_slice(slice, static_cast<const T*>(p.x) + g.row * p.cols + r.begin * V, u32(r.count) * 16, &bar);
+  Sum2 acc = {0.f, 0.f};
+  for (int i = int(g.lane); i < r.count; i += TPR) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, i);
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
-    if (ok[i]) affine[i].apply(p, v[i], mean, scale, static_cast<T*>(p.y) + g.row * p.cols + vi * V);
+    for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+  }
+  float mean, scale;
+  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
+  const i32 c0 = KIND == kGroup ? first_channel(p, g.row) : 0;
+  T* y = static_cast<T*>(p.y) + g.row * p.cols;
+  for (int i = int(g.lane); i < r.count; i += TPR) {
+    const i64 e = (r.begin + i) * V;
+    Affine<T, KIND, V> affine;
+    affine.load(p, c0, e);
+    affine.apply(p, slice_vec<T, V>(slice, i), mean, scale, y + e);
   }
   g.finish();
 }

@@ -87,17 +87,21 @@ struct ReduceParams {
   long long red_stride[TILEOPS_CUDA_MAX_DIMS];
 };
 
-// Inclusive cumulative sum of x viewed as [outer, len, inner] along len. The strided
-// form splits len into `splits` chunks of `chunk` whose totals `partial` holds.
+// Inclusive cumulative sum of x viewed as [outer, len, inner] along len, as chained
+// scans: len is cut into `chain` tiles (CTAs) that follow one another; each tile adds the
+// totals of the tiles before it, found through `status` (kernels/cumsum.cuh says how).
+// The column form also cuts inner into `col_blocks` blocks of columns. Grid: `tiles` =
+// outer * chain (* col_blocks) CTAs. With chain == 1 `status` is unused.
 struct ScanParams {
   const void* x;
   void* y;
-  const void* partial;
+  void* status;
   long long outer;
   long long len;
   long long inner;
-  long long chunk;
-  int splits;
+  long long tiles;
+  long long chain;
+  long long col_blocks;
 };
 
 // One input, one output, n elements.

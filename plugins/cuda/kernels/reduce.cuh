@@ -3,9 +3,17 @@
 //   reduce_row      inner == 1: TPR threads per row, RPC rows per CTA, vector loads along
 //                   the row; `splits` CTAs per row (grid.y) when rows are too few to fill
 //                   the GPU, each writing a partial.
+//   reduce_short    inner == 1, rows of at most 256 bytes: a thread per row; the CTA's
+//                   rows, one contiguous run, are staged through shared memory with
+//                   16-byte loads (the rows themselves are not aligned).
 //   reduce_col      inner > 1: TX threads across inner (V columns each) by TY threads
-//                   down len; `splits` CTAs down len (grid.y), each writing partials.
-//   reduce_finalize combines the partials [n_out][splits] into the output, a warp each.
+//                   down len; on sm_90 the CTAs of a cluster split len and combine their
+//                   totals through distributed shared memory in rank order
+//                   (deterministic); before sm_90 `splits` CTAs down len (grid.y) write
+//                   partials.
+//   reduce_finalize combines the partials [n_out][splits] into the output, a warp each;
+//                   it is launched as the programmatic dependent of the kernel that
+//                   writes them, so its launch overlaps that kernel.
 //   reduce_general  axes that do not coalesce into one run (e.g. dims 0 and 2 of three):
 //                   a warp per output element walks the reduced index space.
 // Floating inputs accumulate in fp32; integers (amax, argmax) exactly in their own type.
@@ -71,10 +79,16 @@ struct Reducer<T, kArgmax> {
     return take_b ? b : a;
   }
   static __device__ __forceinline__ void write(i64* y, i64 o, A a, float) { y[o] = i64(a.i); }
+  static constexpr i32 kNone = 0x7fffffff;  // the index of the identity
   // True when b replaces a as the maximum seen so far, visiting indices in increasing
   // order: larger, or the first NaN.
   static __device__ __forceinline__ bool beats(Val b, Val a) {
     return is_nan(b) ? !is_nan(a) : (!is_nan(a) && b > a);
+  }
+  // Takes (v, i) when it beats acc, or when acc is still the identity (a row of lowest
+  // values must still answer its first index).
+  static __device__ __forceinline__ void take(A& acc, Val v, i64 i) {
+    if (acc.i == kNone || beats(v, acc.v)) acc = {v, i32(i)};
   }
   static __device__ __forceinline__ Val vmax(Val a, Val b) {
     if constexpr (IsFloat<T>::value)
@@ -82,23 +96,39 @@ struct Reducer<T, kArgmax> {
     else
       return a > b ? a : b;
   }
-  // Folds V consecutive elements starting at index `first` into `acc`: the vector's max
-  // first, its index searched only when it beats `acc` (rarely, after the start).
+  // The largest of V elements, NaN if any is NaN. 16-bit floats compare two at a time.
   template <int V>
-  static __device__ __forceinline__ void fold(A& acc, const Vec<T, V>& v, i64 first) {
-    Val m = acc_of(v.get(0));
+  static __device__ __forceinline__ Val vec_max(const Vec<T, V>& v) {
+    if constexpr (sizeof(T) == 2 && V % 2 == 0) {
+      u32 w = v.w[0];
 #pragma unroll
-    for (int k = 1; k < V; ++k) m = vmax(m, acc_of(v.get(k)));
-    if (!beats(m, acc.v)) return;
-    bool found = false;
-#pragma unroll
-    for (int k = 0; k < V; ++k) {
-      const Val x = acc_of(v.get(k));
-      if (!found && (is_nan(m) ? is_nan(x) : x == m)) {
-        acc = {m, i32(first + k)};
-        found = true;
+      for (int j = 1; j < V / 2; ++j) {
+        if constexpr (IsSame<T, bf16>::value)
+          asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(w) : "r"(w), "r"(v.w[j]));
+        else
+          asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(w) : "r"(w), "r"(v.w[j]));
       }
+      Vec<T, 2> pair;
+      pair.w[0] = w;
+      return max_nan(pair.get_float(0), pair.get_float(1));
+    } else {
+      Val m = acc_of(v.get(0));
+#pragma unroll
+      for (int k = 1; k < V; ++k) m = vmax(m, acc_of(v.get(k)));
+      return m;
     }
+  }
+  // The element index within a vector whose maximum is m: its first NaN if m is NaN,
+  // else its first element equal to m.
+  template <int V>
+  static __device__ __forceinline__ int index_in(const Vec<T, V>& v, Val m) {
+    int found = V - 1;
+#pragma unroll
+    for (int k = V - 1; k >= 0; --k) {
+      const Val x = acc_of(v.get(k));
+      if (is_nan(m) ? is_nan(x) : x == m) found = k;
+    }
+    return found;
   }
 };
 
@@ -112,14 +142,15 @@ struct OutType<T, kArgmax> {
 };
 
 // Grid: x = ceil(outer / RPC), y = splits. Each row group reduces vectors
-// [s * chunk, (s + 1) * chunk) of its row.
-template <class T, int RED, int V, int TPR, int RPC, int PARTIAL>
+// [s * chunk, (s + 1) * chunk) of its row; with splits > 1 it writes a partial.
+template <class T, int RED, int V, int TPR, int RPC>
 __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
   typedef Reducer<T, RED> R;
   typedef typename R::A A;
   typedef RowGroup<TPR, RPC, 1> Group;
   constexpr int U = 4;  // vectors in flight per thread
   __shared__ A buf[Group::kBuf];
+  pdl_launch_dependents();  // reduce_finalize, if any, waits for the partials
   const Group g;
   const R op;
   const bool active = g.row < p.outer;
@@ -137,35 +168,83 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
     for (int u = 0; u < U; ++u) {
       if (base + u * TPR >= end) continue;
       if constexpr (RED == kArgmax) {
-        R::fold(acc, v[u], (base + u * TPR) * V);
+        // The vector's maximum and where the vector starts; the element is found below.
+        R::take(acc, R::vec_max(v[u]), (base + u * TPR) * V);
       } else {
 #pragma unroll
         for (int k = 0; k < V; ++k) acc = op(acc, acc_of(v[u].get(k)));
       }
     }
   }
+  if constexpr (RED == kArgmax)
+    if (acc.i != R::kNone) acc.i += R::index_in(load<T, V>(x + acc.i), acc.v);  // read again: an L2 hit
   acc = g.reduce(acc, op, buf);
   if (!active || g.lane != 0) return;
-  if constexpr (PARTIAL)
+  if (p.splits > 1)
     static_cast<A*>(p.partial)[g.row * p.splits + blockIdx.y] = acc;
   else
     R::write(static_cast<typename OutType<T, RED>::type*>(p.y), g.row, acc, p.scale);
 }
 
-// Grid: x = outer * ceil(inner / (TX * V)) column tiles, y = splits of `chunk` rows.
-template <class T, int RED, int V, int TX, int TY, int PARTIAL>
+// Grid: ceil(outer / ROWS) CTAs of ROWS threads, a thread per row; dynamic shared memory
+// ROWS * len elements. ALIGNED: x is 16-byte aligned, so every CTA's run is (ROWS * len
+// elements start at a multiple of 16 bytes) and moves in 16-byte vectors.
+template <class T, int RED, int ROWS, int ALIGNED>
+__global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
+  typedef Reducer<T, RED> R;
+  typedef typename R::A A;
+  extern __shared__ __align__(16) u32 stage_words[];
+  T* stage = reinterpret_cast<T*>(stage_words);
+  const i64 row0 = i64(blockIdx.x) * ROWS;
+  const i64 rows = p.outer - row0 < ROWS ? p.outer - row0 : ROWS;
+  const int n = int(rows * p.len);
+  const T* x = static_cast<const T*>(p.x) + row0 * p.len;
+  int tail = 0;  // the first element moved one at a time
+  if constexpr (ALIGNED) {
+    constexpr int VV = 16 / int(sizeof(T));
+    for (int i = int(threadIdx.x); i < n / VV; i += ROWS) {
+      const Vec<T, VV> v = load<T, VV>(x + i64(i) * VV);
+#pragma unroll
+      for (int w = 0; w < 4; ++w) stage_words[4 * i + w] = v.w[w];
+    }
+    tail = n / VV * VV;
+  }
+  for (int e = tail + int(threadIdx.x); e < n; e += ROWS) stage[e] = load<T, 1>(x + e).get(0);
+  __syncthreads();
+  if (i64(threadIdx.x) >= rows) return;
+  const R op;
+  A acc = R::identity();
+  const T* row = stage + threadIdx.x * p.len;
+  for (int j = 0; j < int(p.len); ++j) {
+    if constexpr (RED == kArgmax)
+      R::take(acc, acc_of(row[j]), j);
+    else
+      acc = op(acc, acc_of(row[j]));
+  }
+  R::write(static_cast<typename OutType<T, RED>::type*>(p.y), row0 + threadIdx.x, acc, p.scale);
+}
+
+// Grid: x = outer * ceil(inner / (TX * V)) column tiles times the cluster size (sm_90:
+// the cluster's CTAs split len), y = splits of `chunk` rows (before sm_90; splits > 1
+// writes partials).
+template <class T, int RED, int V, int TX, int TY>
 __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
   typedef Reducer<T, RED> R;
   typedef typename R::A A;
-  constexpr int U = 4;  // rows in flight per thread
+  constexpr int U = 8;  // rows in flight per thread
   __shared__ A part[TY][TX][V];
+  pdl_launch_dependents();  // reduce_finalize, if any, waits for the partials
   const R op;
+  const u32 ranks = cluster_size(), rank = cluster_rank();
+  const i64 tile = blockIdx.x / ranks;
   const i64 tiles_per_outer = (p.inner / V + TX - 1) / TX;
-  const i64 o = blockIdx.x / tiles_per_outer;
-  const i64 col = ((blockIdx.x % tiles_per_outer) * TX + threadIdx.x) * V;
+  const i64 o = tile / tiles_per_outer;
+  const i64 col = ((tile % tiles_per_outer) * TX + threadIdx.x) * V;
   const bool active = col < p.inner;
-  const i64 begin = i64(blockIdx.y) * p.chunk;
-  const i64 end = begin + p.chunk < p.len ? begin + p.chunk : p.len;
+  const i64 per_cta = (p.chunk + ranks - 1) / ranks;  // chunk: the rows of a split
+  const i64 split_end = i64(blockIdx.y) * p.chunk + p.chunk < p.len ? i64(blockIdx.y) * p.chunk + p.chunk : p.len;
+  const i64 begin = i64(blockIdx.y) * p.chunk + i64(rank) * per_cta;
+  const i64 end = begin + per_cta < split_end ? begin + per_cta : split_end;
   const T* x = static_cast<const T*>(p.x) + o * p.len * p.inner + col;
   A acc[V];
 #pragma unroll
@@ -181,37 +260,47 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
         if (r0 + u * TY >= end) continue;
 #pragma unroll
         for (int k = 0; k < V; ++k) {
-          if constexpr (RED == kArgmax) {
-            const auto x = acc_of(v[u].get(k));
-            if (R::beats(x, acc[k].v)) acc[k] = {x, i32(r0 + u * TY)};
-          } else {
+          if constexpr (RED == kArgmax)
+            R::take(acc[k], acc_of(v[u].get(k)), r0 + u * TY);
+          else
             acc[k] = op(acc[k], acc_of(v[u].get(k)));
-          }
         }
       }
     }
 #pragma unroll
   for (int k = 0; k < V; ++k) part[threadIdx.y][threadIdx.x][k] = acc[k];
   __syncthreads();
-  if (threadIdx.y != 0 || !active) return;
+  // Row 0 of the block folds the TY partials of its columns into part[0].
+  if (threadIdx.y == 0)
 #pragma unroll
-  for (int k = 0; k < V; ++k) {
-    A t = part[0][threadIdx.x][k];
-    for (int j = 1; j < TY; ++j) t = op(t, part[j][threadIdx.x][k]);
-    const i64 out = o * p.inner + col + k;
-    if constexpr (PARTIAL)
-      static_cast<A*>(p.partial)[out * p.splits + blockIdx.y] = t;
-    else
-      R::write(static_cast<typename OutType<T, RED>::type*>(p.y), out, t, p.scale);
-  }
+    for (int k = 0; k < V; ++k) {
+      A t = part[0][threadIdx.x][k];
+      for (int j = 1; j < TY; ++j) t = op(t, part[j][threadIdx.x][k]);
+      part[0][threadIdx.x][k] = t;
+    }
+  if (ranks > 1) cluster_sync();  // every CTA's totals are in its part[0]
+  if (threadIdx.y == 0 && active && rank == 0)
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      A t = part[0][threadIdx.x][k];
+      for (u32 r = 1; r < ranks; ++r) t = op(t, dsmem_load(&part[0][threadIdx.x][k], r));  // in rank order
+      const i64 out = o * p.inner + col + k;
+      if (p.splits > 1)
+        static_cast<A*>(p.partial)[out * p.splits + blockIdx.y] = t;
+      else
+        R::write(static_cast<typename OutType<T, RED>::type*>(p.y), out, t, p.scale);
+    }
+  if (ranks > 1) cluster_sync();  // keeps the totals alive until rank 0 has read them
 }
 
-// A warp per output element; `outer` outputs, `splits` partials each.
+// A warp per output element; `outer` outputs, `splits` partials each. Launched as the
+// programmatic dependent of the kernel that writes the partials.
 template <class T, int RED>
 __global__ void __launch_bounds__(128) reduce_finalize(const ReduceParams p) {
   typedef Reducer<T, RED> R;
   typedef typename R::A A;
   typedef RowGroup<32, 4, 1> Group;
+  pdl_wait();
   const Group g;
   const R op;
   if (g.row >= p.outer) return;  // warp-uniform: no CTA-wide barrier follows

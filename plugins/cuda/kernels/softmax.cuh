@@ -2,15 +2,24 @@
 //
 //   softmax_reg   inner == 1, the row stays in registers (read once, written once); TPR
 //                 threads per row, RPC rows per CTA, or CLUSTER CTAs per row.
+//   softmax_smem  inner == 1, rows too long for registers (sm_90): CLUSTER CTAs hold the
+//                 row in shared memory (slice.cuh), read once; max, sum and write
+//                 passes read shared memory.
 //   softmax_loop  inner == 1, any length: an online (max, sum) pass, then a write pass
 //                 (whose reads mostly hit L2); CLUSTER CTAs split long rows.
+//   softmax_strip inner > 1 (sm_90): a strip of 64 bytes of every row (whole 16-byte
+//                 vectors) held in the shared memory of a cluster whose CTAs split len:
+//                 read once with asynchronous copies, an online pass over shared
+//                 memory, then the write pass.
 //   softmax_col   inner > 1: TX threads across inner (V elements each) by TY threads
-//                 down len, CLUSTER CTAs splitting len; an online pass, then a write pass.
+//                 down len, the CTAs of a cluster splitting len; an online pass, then a
+//                 write pass.
 // exp on the special-function unit (fast_exp); each exp is computed once per element in
 // the register form. NaN anywhere in a row makes the whole row NaN (through the sum), as
 // in torch.
 #pragma once
 #include "common.cuh"
+#include "slice.cuh"
 
 namespace tileops_cuda {
 
@@ -67,6 +76,44 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
 #pragma unroll
     for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v[i].get_float(k), m, inv_s, log_s);
     store_float<T, V>(y + vi * V, out);
+  }
+  g.finish();
+}
+
+// Dynamic shared memory: this CTA's slice of the row.
+template <class T, int LOG, int TPR, int CLUSTER>
+__global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
+  constexpr int V = 16 / int(sizeof(T));
+  typedef RowGroup<TPR, 1, CLUSTER> Group;
+  extern __shared__ __align__(16) u32 slice[];
+  __shared__ u64 bar;
+  __shared__ float buf0[Group::kBuf];
+  __shared__ float buf1[Group::kBuf];
+  const Group g;
+  const SliceRange<CLUSTER> r(p.len / V, g.rank);
+  load_slice(slice, static_cast<const T*>(p.x) + g.row * p.len + r.begin * V, u32(r.count) * 16, &bar);
+  float m = neg_inf();
+  for (int i = int(g.lane); i < r.count; i += TPR) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, i);
+#pragma unroll
+    for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
+  }
+  m = g.reduce(m, MaxOp(), buf0);
+  float s = 0.f;
+  for (int i = int(g.lane); i < r.count; i += TPR) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, i);
+#pragma unroll
+    for (int k = 0; k < V; ++k) s += fast_exp(v.get_float(k) - m);
+  }
+  s = g.reduce(s, SumOp(), buf1);
+  const float inv_s = fast_rcp(s), log_s = LOG ? logf(s) : 0.f;
+  T* y = static_cast<T*>(p.y) + g.row * p.len + r.begin * V;
+  for (int i = int(g.lane); i < r.count; i += TPR) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, i);
+    float out[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), m, inv_s, log_s);
+    store_float<T, V>(y + i64(i) * V, out);
   }
   g.finish();
 }
@@ -145,20 +192,91 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
   g.finish();
 }
 
-// Grid: x = outer * ceil(inner / (TX * V)) column tiles, times CLUSTER CTAs that split
-// len. Each thread keeps V running (max, sum) pairs, one per column it owns.
-template <class T, int LOG, int V, int TX, int TY, int CLUSTER>
+// Grid: x = outer * (inner / COLS) strips of COLS = 64 / sizeof(T) columns, times the
+// cluster size; the cluster's CTAs split len. Dynamic shared memory: this CTA's rows of
+// the strip, 64 bytes each. Thread t owns column t % COLS of every (TPR / COLS)-th row for
+// the statistics, and the 16-byte piece t % 4 of every (TPR / 4)-th row for the copies.
+template <class T, int LOG, int TPR>
+__global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
+  constexpr int kRowBytes = 64, COLS = kRowBytes / int(sizeof(T)), V = 16 / int(sizeof(T));
+  constexpr int PHASES = TPR / COLS;
+  static_assert(TPR % COLS == 0 && TPR % 4 == 0, "whole rows of threads");
+  extern __shared__ __align__(16) u32 slice[];
+  __shared__ MaxSum part[PHASES][COLS];
+  __shared__ MaxSum cta[COLS];
+  __shared__ float stats[3][COLS];  // max, 1 / sum, log(sum)
+  const u32 ranks = cluster_size(), rank = cluster_rank();
+  const i64 tile = blockIdx.x / ranks;
+  const i64 strips = p.inner / COLS;
+  const i64 o = tile / strips;
+  const i64 per_cta = (p.len + ranks - 1) / ranks;
+  const i64 begin = i64(rank) * per_cta;
+  const int rows = int(p.len - begin < per_cta ? (p.len - begin > 0 ? p.len - begin : 0) : per_cta);
+  const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS;  // element (begin, 0) of the strip
+  const int piece = int(threadIdx.x) % 4;
+  const T* x = static_cast<const T*>(p.x) + first + piece * V;
+  for (int r = int(threadIdx.x) / 4; r < rows; r += TPR / 4)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(slice + 16 * r + 4 * piece)),
+                 "l"(x + r * p.inner)
+                 : "memory");
+  asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
+  __syncthreads();
+  const int c = int(threadIdx.x) % COLS, phase = int(threadIdx.x) / COLS;
+  const T* elems = reinterpret_cast<const T*>(slice);
+  MaxSum acc = {neg_inf(), 0.f};
+  for (int r = phase; r < rows; r += PHASES) acc.add(to_float(elems[r * COLS + c]));
+  part[phase][c] = acc;
+  __syncthreads();
+  if (threadIdx.x < COLS) {
+    MaxSum t = part[0][c];
+    for (int j = 1; j < PHASES; ++j) t = MaxSumOp()(t, part[j][c]);
+    cta[c] = t;
+  }
+  if (ranks > 1)
+    cluster_sync();
+  else
+    __syncthreads();
+  if (threadIdx.x < COLS) {
+    MaxSum t = dsmem_or_local(&cta[c], 0, int(ranks));
+    for (u32 r = 1; r < ranks; ++r) t = MaxSumOp()(t, dsmem_load(&cta[c], r));  // in rank order
+    stats[0][c] = t.m;
+    stats[1][c] = fast_rcp(t.s);
+    stats[2][c] = LOG ? logf(t.s) : 0.f;
+  }
+  __syncthreads();
+  float m[V], inv_s[V], log_s[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    m[k] = stats[0][piece * V + k];
+    inv_s[k] = stats[1][piece * V + k];
+    log_s[k] = stats[2][piece * V + k];
+  }
+  T* y = static_cast<T*>(p.y) + first + piece * V;
+  for (int r = int(threadIdx.x) / 4; r < rows; r += TPR / 4) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
+    float out[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), m[k], inv_s[k], log_s[k]);
+    store_float<T, V>(y + r * p.inner, out);
+  }
+  if (ranks > 1) cluster_sync();  // keeps cta alive until every CTA of the cluster has read it
+}
+
+// Grid: x = outer * ceil(inner / (TX * V)) column tiles, times the cluster size (sm_90:
+// the cluster's CTAs split len). Each thread keeps V running (max, sum) pairs, one per
+// column it owns.
+template <class T, int LOG, int V, int TX, int TY>
 __global__ void __launch_bounds__(TX* TY) softmax_col(const SoftmaxParams p) {
   constexpr int U = 4;  // rows in flight per thread
   __shared__ MaxSum part[TY][TX][V];
   __shared__ MaxSum cta[TX][V];
-  const u32 rank = CLUSTER > 1 ? cluster_rank() : 0;
-  const i64 tile = blockIdx.x / CLUSTER;
+  const u32 ranks = cluster_size(), rank = cluster_rank();
+  const i64 tile = blockIdx.x / ranks;
   const i64 tiles_per_outer = (p.inner / V + TX - 1) / TX;
   const i64 o = tile / tiles_per_outer;
   const i64 col = ((tile % tiles_per_outer) * TX + threadIdx.x) * V;
   const bool active = col < p.inner;
-  const i64 per_cta = (p.len + CLUSTER - 1) / CLUSTER;
+  const i64 per_cta = (p.len + ranks - 1) / ranks;
   const i64 begin = i64(rank) * per_cta;
   const i64 end = active ? (begin + per_cta < p.len ? begin + per_cta : p.len) : 0;
   const T* x = static_cast<const T*>(p.x) + o * p.len * p.inner + col;
@@ -187,16 +305,15 @@ __global__ void __launch_bounds__(TX* TY) softmax_col(const SoftmaxParams p) {
       cta[threadIdx.x][k] = t;
     }
   }
-  if constexpr (CLUSTER > 1) {
+  if (ranks > 1)
     cluster_sync();
-  } else {
+  else
     __syncthreads();
-  }
   float m[V], inv_s[V], log_s[V];
 #pragma unroll
   for (int k = 0; k < V; ++k) {
-    MaxSum t = dsmem_or_local(&cta[threadIdx.x][k], 0, CLUSTER);
-    for (int r = 1; r < CLUSTER; ++r) t = MaxSumOp()(t, dsmem_or_local(&cta[threadIdx.x][k], u32(r), CLUSTER));
+    MaxSum t = dsmem_or_local(&cta[threadIdx.x][k], 0, int(ranks));
+    for (u32 r = 1; r < ranks; ++r) t = MaxSumOp()(t, dsmem_load(&cta[threadIdx.x][k], r));
     m[k] = t.m;
     inv_s[k] = fast_rcp(t.s);
     log_s[k] = LOG ? logf(t.s) : 0.f;
@@ -215,7 +332,7 @@ __global__ void __launch_bounds__(TX* TY) softmax_col(const SoftmaxParams p) {
       store_float<T, V>(y + (r0 + u * TY) * p.inner, v[u]);
     }
   }
-  if constexpr (CLUSTER > 1) cluster_sync();
+  if (ranks > 1) cluster_sync();
 }
 
 }  // namespace tileops_cuda

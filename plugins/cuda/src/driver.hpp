@@ -40,6 +40,9 @@ namespace tileops::cuda {
   X(cuModuleLoadData)                                                                        \
   X(cuModuleGetFunction)                                                                     \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                             \
+  X(cuFuncGetAttribute)                                                                      \
+  X(cuFuncSetAttribute)                                                                      \
+  X(cuStreamIsCapturing)                                                                     \
   X(cuLaunchKernel)                                                                          \
   X(cuLaunchKernelEx)
 

@@ -7,15 +7,24 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
   const Driver& d = driver();
   void* args[] = {const_cast<void*>(params)};
   CUresult r;
-  if (s.cluster <= 1) {
-    r = d.cuLaunchKernel(f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], 0,
+  if (s.cluster <= 1 && !s.dependent) {
+    r = d.cuLaunchKernel(f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.smem,
                          static_cast<CUstream>(stream), args, nullptr);
   } else {
-    CUlaunchAttribute attr{};
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = s.cluster;
-    attr.value.clusterDim.y = 1;
-    attr.value.clusterDim.z = 1;
+    CUlaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (s.cluster > 1) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[n].value.clusterDim.x = s.cluster;
+      attrs[n].value.clusterDim.y = 1;
+      attrs[n].value.clusterDim.z = 1;
+      ++n;
+    }
+    if (s.dependent) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[n].value.programmaticStreamSerializationAllowed = 1;
+      ++n;
+    }
     CUlaunchConfig config{};
     config.gridDimX = s.grid[0];
     config.gridDimY = s.grid[1];
@@ -23,10 +32,17 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
     config.blockDimX = s.block[0];
     config.blockDimY = s.block[1];
     config.blockDimZ = s.block[2];
+    config.sharedMemBytes = s.smem;
     config.hStream = static_cast<CUstream>(stream);
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    config.attrs = attrs;
+    config.numAttrs = n;
     r = d.cuLaunchKernelEx(&config, f, args, nullptr);
+    if (r == CUDA_ERROR_NOT_SUPPORTED && s.dependent) {
+      // A driver or stream that cannot overlap kernels: the plain stream order is just as
+      // correct (pdl_wait() then returns at once), only later.
+      config.numAttrs = n - 1;
+      r = d.cuLaunchKernelEx(&config, f, args, nullptr);
+    }
   }
   check(r, "launching a kernel");
 }
@@ -35,6 +51,15 @@ int occupancy(CUfunction f, int block) {
   int n = 0;
   check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, block, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   return n > 0 ? n : 1;
+}
+
+void allow_max_smem(CUfunction f, const DeviceInfo& device) {
+  const Driver& d = driver();
+  int static_bytes = 0;
+  check(d.cuFuncGetAttribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f), "cuFuncGetAttribute");
+  check(d.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             int(device.smem_optin) - static_bytes),
+        "raising a kernel's dynamic shared memory limit");
 }
 
 unsigned grid_for(int64_t work, int64_t per_cta, const DeviceInfo& device, int per_sm) {

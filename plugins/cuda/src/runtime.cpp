@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include "block_cache.hpp"
 #include "devices.hpp"
 #include "driver.hpp"
 #include "strided_copy.hpp"
@@ -23,18 +24,16 @@ tileops_status alloc(void*, const tileops_device* device, size_t bytes, void* st
     const DeviceInfo& info = device_info(*device);  // fails with the driver's absence first
     if (bytes == 0) return;
     make_current(info);
-    CUdeviceptr p = 0;
-    check(driver().cuMemAllocAsync(&p, bytes, static_cast<CUstream>(stream)),
-          "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on cuda:" + std::to_string(info.index));
-    *ptr = reinterpret_cast<void*>(p);
+    *ptr = cache_alloc(info, bytes, static_cast<CUstream>(stream));
   });
 }
 
 void release(void*, const tileops_device* device, void* ptr, void* stream) {
   if (!ptr) return;
   try {
-    make_current(device_info(*device));
-    driver().cuMemFreeAsync(CUdeviceptr(ptr), static_cast<CUstream>(stream));
+    const DeviceInfo& info = device_info(*device);
+    make_current(info);
+    cache_free(info, ptr, static_cast<CUstream>(stream));
   } catch (...) {
     // free cannot report; the memory stays with the pool
   }
@@ -86,7 +85,9 @@ tileops_status stream_create(void*, const tileops_device* device, void** stream,
 void stream_destroy(void*, const tileops_device* device, void* stream) {
   if (!stream) return;
   try {
-    make_current(device_info(*device));
+    const DeviceInfo& info = device_info(*device);
+    make_current(info);
+    cache_release_stream(info, static_cast<CUstream>(stream));
     driver().cuStreamDestroy(static_cast<CUstream>(stream));
   } catch (...) {
     // destroy cannot report

@@ -48,6 +48,8 @@ class Call {
   // From the device facts: compute capability (90) and multiprocessor count.
   int arch() const { return call_.facts ? call_.facts->arch : -1; }
   int sm_count() const;
+  // The shared memory one CTA may opt into (0 when the facts do not say).
+  int64_t smem_budget() const { return call_.facts ? int64_t(call_.facts->smem_budget) : 0; }
 
   // nullptr for an absent optional input.
   const tileops_tensor_spec* tensor(size_t i) const;
@@ -93,11 +95,15 @@ struct KernelTypeDef {
 };
 void register_kernel_type(sdk::Registrar& reg, const KernelTypeDef& def);
 
-// A kernel's grid, block and cluster size (cluster > 1: CTAs along x per cluster).
+// A kernel's grid, block and cluster size (cluster > 1: CTAs along x per cluster), its
+// dynamic shared memory, and whether it is the programmatic dependent of the kernel
+// before it on the stream (it may start early and waits in pdl_wait(), common.cuh).
 struct LaunchShape {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned cluster = 1;
+  unsigned smem = 0;
+  bool dependent = false;
 };
 // Launches `f` with one parameter block on `stream` exactly as given (nullptr: the
 // legacy default stream). Throws sdk::Failure (TILEOPS_ERR_DEVICE) when it fails.
@@ -105,6 +111,9 @@ void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* pa
 
 // How many CTAs of `block` threads of `f` an SM holds at once (at least 1).
 int occupancy(CUfunction f, int block);
+// Lets `f` use all the shared memory one CTA may opt into (the dynamic part is sized
+// per launch).
+void allow_max_smem(CUfunction f, const DeviceInfo& device);
 // CTAs for a grid-stride kernel: enough for `work` items of `per_cta` each, but at most
 // `per_sm` per multiprocessor.
 unsigned grid_for(int64_t work, int64_t per_cta, const DeviceInfo& device, int per_sm);

@@ -1,22 +1,24 @@
-// The kernel type of CumsumFwdOp (kernels/cumsum.cuh; the split column form also runs
-// reduce_col of kernels/reduce.cuh for the splits' totals).
+// The kernel type of CumsumFwdOp (kernels/cumsum.cuh): chained scans along rows
+// (inner == 1) or down columns.
 #include "common.hpp"
 #include "ops.hpp"
-#include "reduce_layout.hpp"
 
 #include "../stream_buffer.hpp"
-
-#include <algorithm>
 
 namespace tileops::cuda {
 namespace {
 
 constexpr Elem kCumsumTypes[] = {Elem::f32, Elem::f16, Elem::bf16, Elem::i64};
-constexpr int kColThreads = 64;  // cumsum_col's CTA
-constexpr int kTotalsThreads = 256;  // reduce_row's CTA for the totals of split rows
 
-// cumsum_row: contiguous elements a thread scans per chunk (32 fp32 or 16 int64 registers).
-int per_thread(Elem e) { return e == Elem::i64 ? 16 : 32; }
+// cumsum_row: elements a thread scans per tile (in registers: 32 fp32, or 16 int64 as
+// 32 words), and the most threads a tile has.
+int row_elements(Elem e) { return e == Elem::i64 ? 16 : 32; }
+constexpr int kRowMaxThreads = 256;
+// cumsum_col: a warp across (8 bytes a thread: 256-byte rows per warp, and registers for
+// U rows), TY warps down, U rows a thread.
+constexpr int kColTx = 32, kColTy = 8, kColRows = 8;
+int col_vec(Elem e) { return int(8 / size_of(e)); }
+constexpr int kInitThreads = 256;
 
 struct Axis {
   int64_t outer = 1, len = 1, inner = 1;
@@ -31,24 +33,10 @@ Axis split_at(std::span<const int64_t> shape, int64_t dim) {
   return a;
 }
 
-// Enough threads for a row of up to 8192 elements to be one chunk.
-int row_threads(int64_t len, Elem e) { return int(clamp(pow2_ceil(ceil_div(len, per_thread(e))), 32, 512)); }
-
-// Splits of each row: only when the rows alone leave the GPU idle; each split is at
-// least two chunks.
-int row_splits(const Axis& a, int tpr, Elem e, int sm_count) {
-  const int64_t enough = 2 * int64_t(sm_count);
-  if (a.outer >= enough) return 1;
-  const int64_t most = ceil_div(a.len, 2 * int64_t(tpr) * per_thread(e));
-  return int(clamp(std::min(ceil_div(2 * enough, a.outer), most), 1, 65535));
-}
-
-// Splits of len for the column form: only when the columns alone leave the GPU idle.
-int col_splits(const Axis& a, int vec, int sm_count) {
-  const int64_t ctas = a.outer * ceil_div(a.inner / vec, kColThreads);
-  const int64_t enough = 8 * int64_t(sm_count);
-  if (ctas >= enough) return 1;
-  return int(clamp(ceil_div(enough, ctas), 1, clamp(ceil_div(a.len, 64), 1, 65535)));
+// Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
+size_t scan_status_bytes(int64_t tiles, int lanes, Elem e) {
+  const size_t acc = e == Elem::i64 ? 8 : 4;
+  return ((size_t(tiles) * 4 + 15) & ~size_t(15)) + 2 * size_t(tiles) * size_t(lanes) * acc;
 }
 
 struct CumsumPlan {
@@ -56,41 +44,25 @@ struct CumsumPlan {
   int arch = 0;
   int64_t dim = 0;
   bool rows = true;  // inner == 1
-  int vec = 1;
-  int tpr = 32;  // cumsum_row
-  bool split = false;
+  int vec = 1;       // elements per access of the primary kernel
+  int tpr = 32;      // cumsum_row
 
-  ProgramSpec row_program(int v) const {
-    return {"cumsum", {instance("cumsum_row", {cuda_type(elem), std::to_string(v), std::to_string(per_thread(elem) / v),
-                                               std::to_string(tpr)})}};
+  std::string row_kernel(int v) const {
+    return instance("cumsum_row", {cuda_type(elem), std::to_string(v), std::to_string(row_elements(elem) / v),
+                                   std::to_string(tpr)});
   }
-  ProgramSpec row_totals_program(int v) const {  // reduce_row<T, kSum, v, ..., PARTIAL>
-    return {"reduce", {instance("reduce_row", {cuda_type(elem), "0", std::to_string(v), std::to_string(kTotalsThreads),
-                                               "1", "1"})}};
+  std::string col_kernel(int v) const {
+    return instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColRows),
+                                   std::to_string(kColTx), std::to_string(kColTy)});
   }
-  ProgramSpec col_program(int v) const {
-    return {"cumsum", {instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColThreads)})}};
-  }
-  ProgramSpec totals_program(int v) const {  // reduce_col<T, kSum, v, ..., PARTIAL>
-    return {"reduce", {instance("reduce_col", {cuda_type(elem), "0", std::to_string(v), std::to_string(kReduceTx),
-                                               std::to_string(kReduceTy), "1"})}};
-  }
+  // The primary kernel with scan_init (one program), then the element-by-element twin.
   std::vector<ProgramSpec> programs() const {
-    std::vector<ProgramSpec> out;
-    if (rows)
-      out = {row_program(vec), row_program(1)};
-    else
-      out = {col_program(vec), col_program(1)};
-    if (split) {
-      out.push_back(rows ? row_totals_program(vec) : totals_program(vec));
-      out.push_back(rows ? row_totals_program(1) : totals_program(1));
-    }
-    return out;
+    auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
+    return {{"cumsum", {kernel(vec), "tileops_cuda::scan_init"}}, {"cumsum", {kernel(1)}}};
   }
   std::string identity(const Call& call) const {
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
-           (rows ? "|rows t" + std::to_string(tpr) : std::string("|columns")) + (split ? " split" : "") + " v" +
-           std::to_string(vec);
+           (rows ? "|rows t" + std::to_string(tpr) : std::string("|columns")) + " v" + std::to_string(vec);
   }
 };
 
@@ -102,15 +74,14 @@ CumsumPlan plan(const Call& call) {
   const auto shape = call.shape(0);
   p.dim = normalize_axis(call, "dim", call.params().get_int("dim"), int64_t(shape.size()));
   const Axis a = split_at(shape, p.dim);
-  const int maxv = max_vec(p.elem);
   p.rows = a.inner == 1;
   if (p.rows) {
+    const int maxv = max_vec(p.elem);
     p.vec = a.len % maxv == 0 ? maxv : 1;
-    p.tpr = row_threads(a.len, p.elem);
-    p.split = row_splits(a, p.tpr, p.elem, call.sm_count()) > 1;
+    // Enough threads for the row to be one tile, up to kRowMaxThreads.
+    p.tpr = int(clamp(pow2_ceil(ceil_div(a.len, row_elements(p.elem))), 32, kRowMaxThreads));
   } else {
-    p.vec = a.inner % maxv == 0 ? maxv : 1;
-    p.split = col_splits(a, p.vec, call.sm_count()) > 1;
+    p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
   }
   return p;
 }
@@ -118,9 +89,11 @@ CumsumPlan plan(const Call& call) {
 class CumsumKernel final : public CudaKernel {
  public:
   CumsumKernel(const DeviceInfo& device, const CumsumPlan& plan, const std::vector<const Module*>& modules)
-      : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"), plan_(plan) {
-    for (const Module* m : modules) functions_.push_back(m->functions[0]);
-  }
+      : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
+        plan_(plan),
+        primary_(modules[0]->functions[0]),
+        init_(modules[0]->functions[1]),
+        fallback_(modules[1]->functions[0]) {}
 
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
@@ -137,71 +110,38 @@ class CumsumKernel final : public CudaKernel {
     p.len = ax.len;
     p.inner = ax.inner;
     LaunchShape s;
+    int lanes = 1;  // accumulators per tile in the status
     if (plan_.rows) {
-      const int splits = plan_.split ? row_splits(ax, plan_.tpr, plan_.elem, device_.sm_count) : 1;
-      p.splits = splits;
-      p.chunk = ceil_div(ax.len / v, splits);  // vectors
-      s.grid[0] = unsigned(ax.outer);
-      s.grid[1] = unsigned(splits);
+      p.chain = ceil_div(ax.len, int64_t(plan_.tpr) * row_elements(plan_.elem));
+      p.col_blocks = 1;
       s.block[0] = unsigned(plan_.tpr);
-      if (splits == 1) {
-        cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
-        return;
-      }
-      StreamBuffer totals(size_t(ax.outer) * size_t(splits) * (plan_.elem == Elem::i64 ? 8 : 4), a.stream);
-      tileops_cuda::ReduceParams r{};
-      r.x = x.data;
-      r.partial = totals.get();
-      r.outer = ax.outer;
-      r.len = ax.len;
-      r.inner = 1;
-      r.chunk = p.chunk;
-      r.splits = splits;
-      r.scale = 1.f;
-      LaunchShape rs;
-      rs.grid[0] = unsigned(ax.outer);
-      rs.grid[1] = unsigned(splits);
-      rs.block[0] = kTotalsThreads;
-      cuda::launch(functions_[ok ? 2 : 3], rs, a.stream, &r);
-      p.partial = totals.get();
-      cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
+    } else {
+      lanes = kColTx * v;
+      p.chain = ceil_div(ax.len, int64_t(kColTy) * kColRows);
+      p.col_blocks = ceil_div(ax.inner, lanes);
+      s.block[0] = kColTx;
+      s.block[1] = kColTy;
+    }
+    p.tiles = ax.outer * p.chain * p.col_blocks;
+    s.grid[0] = unsigned(p.tiles);
+    const CUfunction scan = ok ? primary_ : fallback_;
+    if (p.chain == 1) {
+      cuda::launch(scan, s, a.stream, &p);
       return;
     }
-    const int splits = plan_.split ? col_splits(ax, v, device_.sm_count) : 1;
-    p.splits = splits;
-    p.chunk = ceil_div(ax.len, splits);
-    s.grid[0] = unsigned(ax.outer * ceil_div(ax.inner / v, kColThreads));
-    s.grid[1] = unsigned(splits);
-    s.block[0] = kColThreads;
-    if (splits == 1) {
-      cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
-      return;
-    }
-    // The totals of each split (reduce_col writes them as [outer * inner][splits]), then
-    // the scans, each starting from the sum of the totals before it.
-    StreamBuffer totals(size_t(ax.outer * ax.inner) * size_t(splits) * (plan_.elem == Elem::i64 ? 8 : 4), a.stream);
-    tileops_cuda::ReduceParams r{};
-    r.x = x.data;
-    r.partial = totals.get();
-    r.outer = ax.outer;
-    r.len = ax.len;
-    r.inner = ax.inner;
-    r.chunk = p.chunk;
-    r.splits = splits;
-    r.scale = 1.f;
-    LaunchShape rs;
-    rs.grid[0] = unsigned(ax.outer * ceil_div(ax.inner / v, kReduceTx));
-    rs.grid[1] = unsigned(splits);
-    rs.block[0] = kReduceTx;
-    rs.block[1] = kReduceTy;
-    cuda::launch(functions_[ok ? 2 : 3], rs, a.stream, &r);
-    p.partial = totals.get();
-    cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
+    StreamBuffer status(scan_status_bytes(p.tiles, lanes, plan_.elem), a.stream);
+    p.status = status.get();
+    LaunchShape init;
+    init.grid[0] = unsigned(ceil_div(p.tiles, kInitThreads));
+    init.block[0] = kInitThreads;
+    cuda::launch(init_, init, a.stream, &p);
+    s.dependent = true;  // overlaps scan_init; waits for it before touching the status
+    cuda::launch(scan, s, a.stream, &p);
   }
 
  private:
   CumsumPlan plan_;
-  std::vector<CUfunction> functions_;  // scan, its fallback, then (split) totals and theirs
+  CUfunction primary_, init_, fallback_;
 };
 
 std::string cumsum_identity(const Call& call) { return plan(call).identity(call); }
@@ -222,16 +162,14 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kCumsumTypes) {
     CumsumPlan p;
     p.elem = e;
-    for (int tpr = 32; tpr <= 512; tpr *= 2)
-      for (int vec : {max_vec(e), 1}) {
-        p.tpr = tpr;
-        out.push_back(p.row_program(vec));
-      }
-    for (int vec : {max_vec(e), 1}) {
-      out.push_back(p.col_program(vec));
-      out.push_back(p.totals_program(vec));
-      out.push_back(p.row_totals_program(vec));
+    for (int tpr = 32; tpr <= kRowMaxThreads; tpr *= 2) {
+      p.tpr = tpr;
+      p.vec = max_vec(e);
+      for (auto& spec : p.programs()) out.push_back(std::move(spec));
     }
+    p.rows = false;
+    p.vec = col_vec(e);
+    for (auto& spec : p.programs()) out.push_back(std::move(spec));
   }
 }
 

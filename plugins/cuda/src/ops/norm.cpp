@@ -24,8 +24,8 @@ struct NormPlan {
   RowPlan primary, fallback;
 
   ProgramSpec program(const RowPlan& rows) const {
-    return {"norm", {instance(rows.loop ? "norm_loop" : "norm_reg",
-                              {cuda_type(elem), std::to_string(int(kind)), rows.template_args()})}};
+    return {"norm",
+            {instance(rows.kernel("norm").c_str(), {cuda_type(elem), std::to_string(int(kind)), rows.template_args()})}};
   }
   std::string identity(const Call& call) const {
     char eps_text[32];
@@ -75,7 +75,9 @@ NormPlan plan(const Call& call, Kind kind) {
     run = p.cols;
   }
   const int vec = run > 0 && run % max_vec(p.elem) == 0 ? max_vec(p.elem) : 1;
-  const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count()};
+  // The fused add also reads and writes the residual: never the shared-memory form.
+  const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count(),
+                           kind == kFusedAddRms ? 0 : call.smem_budget()};
   p.primary = plan_rows(p.cols, vec, context);
   p.fallback = fallback_rows(p.cols, context);
   return p;
@@ -88,7 +90,9 @@ class NormKernel final : public CudaKernel {
                                plan.primary.describe() + "\"}"),
         plan_(plan),
         primary_(modules[0]->functions[0]),
-        fallback_(modules[1]->functions[0]) {}
+        fallback_(modules[1]->functions[0]) {
+    if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
+  }
 
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
@@ -196,8 +200,8 @@ void list_norm_programs(std::vector<ProgramSpec>& out) {
       p.kind = kind;
       p.elem = e;
       for (int vec : {max_vec(e), 1})
-        for (const RowPlan& rows : all_row_plans(vec, 90, false)) out.push_back(p.program(rows));
-      for (const RowPlan& rows : all_row_plans(1, 90, true)) out.push_back(p.program(rows));
+        for (const RowPlan& rows : all_row_plans(vec, 90, false, kind != kFusedAddRms)) out.push_back(p.program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true, kind != kFusedAddRms)) out.push_back(p.program(rows));
     }
 }
 

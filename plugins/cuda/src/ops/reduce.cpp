@@ -23,27 +23,34 @@ struct ReducePlan {
   std::vector<bool> reduced;  // per input dim
   ReduceLayout layout;        // of the planned shape: what the programs were chosen for
   int vec = 1;
-  bool split = false;
+  bool split = false;  // partials and reduce_finalize (rows; columns before sm_90)
+  int cluster = 1;     // the column form on sm_90
 
-  std::string args(int v, int partial) const {
-    if (layout.form == ReduceLayout::kRow)
-      return instance("reduce_row", {cuda_type(elem), std::to_string(int(red)), std::to_string(v),
-                                     std::to_string(layout.tpr), std::to_string(layout.rpc), std::to_string(partial)});
-    return instance("reduce_col", {cuda_type(elem), std::to_string(int(red)), std::to_string(v), std::to_string(kReduceTx),
-                                   std::to_string(kReduceTy), std::to_string(partial)});
+  // Split or not, in a cluster or not: one kernel (they read splits and the cluster size).
+  std::string kernel(int v) const {
+    const std::string t = cuda_type(elem), r = std::to_string(int(red));
+    if (layout.form == ReduceLayout::kCol)
+      return instance("reduce_col", {t, r, std::to_string(v), std::to_string(kReduceTx), std::to_string(kReduceTy)});
+    return instance("reduce_row", {t, r, std::to_string(v), std::to_string(layout.tpr), std::to_string(layout.rpc)});
   }
   std::vector<ProgramSpec> programs() const {
-    if (layout.form == ReduceLayout::kGeneral)
-      return {{"reduce", {instance("reduce_general", {cuda_type(elem), std::to_string(int(red))})}}};
-    std::vector<ProgramSpec> out = {{"reduce", {args(vec, split)}}, {"reduce", {args(1, split)}}};
-    if (split) out.push_back({"reduce", {instance("reduce_finalize", {cuda_type(elem), std::to_string(int(red))})}});
+    const std::string t = cuda_type(elem), r = std::to_string(int(red));
+    switch (layout.form) {
+      case ReduceLayout::kGeneral: return {{"reduce", {instance("reduce_general", {t, r})}}};
+      case ReduceLayout::kShort:  // staged in 16-byte vectors, or element by element when x is misaligned
+        return {{"reduce", {instance("reduce_short", {t, r, std::to_string(kShortRows), "1"})}},
+                {"reduce", {instance("reduce_short", {t, r, std::to_string(kShortRows), "0"})}}};
+      default: break;
+    }
+    std::vector<ProgramSpec> out = {{"reduce", {kernel(vec)}}, {"reduce", {kernel(1)}}};
+    if (split) out.push_back({"reduce", {instance("reduce_finalize", {t, r})}});
     return out;
   }
   std::string identity(const Call& call) const {
     std::string axes;
     for (bool r : reduced) axes += r ? 'r' : 'k';
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|axes " + axes + "|" +
-           layout.describe() + " v" + std::to_string(vec) + (split ? " split" : "");
+           layout.describe() + " v" + std::to_string(vec) + (split ? " split" : "") + " c" + std::to_string(cluster);
   }
 };
 
@@ -74,9 +81,24 @@ ReducePlan plan(const Call& call, Red red) {
   if (red == kArgmax && p.layout.len >= (int64_t(1) << 31))
     call.refuse("argmax over " + std::to_string(p.layout.len) + " elements; the kernel indexes them with 31 bits");
   const int maxv = max_vec(p.elem);
-  if (p.layout.form == ReduceLayout::kRow) p.vec = p.layout.len % maxv == 0 ? maxv : 1;
-  if (p.layout.form == ReduceLayout::kCol) p.vec = p.layout.inner % maxv == 0 ? maxv : 1;
-  p.split = p.layout.form != ReduceLayout::kGeneral && splits_for(p.layout, p.vec, call.sm_count()) > 1;
+  switch (p.layout.form) {
+    case ReduceLayout::kRow:
+      if (p.layout.len * int64_t(size_of(p.elem)) <= kShortRowBytes) {
+        p.layout.form = ReduceLayout::kShort;
+        break;
+      }
+      p.vec = p.layout.len % maxv == 0 ? maxv : 1;
+      p.split = splits_for(p.layout, p.vec, call.sm_count()) > 1;
+      break;
+    case ReduceLayout::kCol:
+      p.vec = p.layout.inner % maxv == 0 ? maxv : 1;
+      if (p.arch >= 90)
+        p.cluster = col_cluster(p.layout, p.vec, call.sm_count());
+      else
+        p.split = splits_for(p.layout, p.vec, call.sm_count()) > 1;
+      break;
+    default: break;
+  }
   return p;
 }
 
@@ -100,33 +122,42 @@ class ReduceKernel final : public CudaKernel {
     p.scale = plan_.red == kMean ? float(1.0 / double(l.len)) : 1.f;
     const int64_t n_out = l.outer * l.inner;
     if (n_out == 0) return;
-    if (l.form == ReduceLayout::kGeneral) {
-      p.kept_ndim = int(l.kept.size());
-      p.red_ndim = int(l.red.size());
-      for (size_t i = 0; i < l.kept.size(); ++i) {
-        p.kept_shape[i] = l.kept[i].size;
-        p.kept_stride[i] = l.kept[i].stride;
-      }
-      for (size_t i = 0; i < l.red.size(); ++i) {
-        p.red_shape[i] = l.red[i].size;
-        p.red_stride[i] = l.red[i].stride;
-      }
-      cuda::launch(functions_[0], warp_per_output(n_out), a.stream, &p);
-      return;
+    LaunchShape s;
+    switch (plan_.layout.form) {
+      case ReduceLayout::kGeneral:
+        p.kept_ndim = int(l.kept.size());
+        p.red_ndim = int(l.red.size());
+        for (size_t i = 0; i < l.kept.size(); ++i) {
+          p.kept_shape[i] = l.kept[i].size;
+          p.kept_stride[i] = l.kept[i].stride;
+        }
+        for (size_t i = 0; i < l.red.size(); ++i) {
+          p.red_shape[i] = l.red[i].size;
+          p.red_stride[i] = l.red[i].stride;
+        }
+        cuda::launch(functions_[0], warp_per_output(n_out), a.stream, &p);
+        return;
+      case ReduceLayout::kShort:
+        s.grid[0] = unsigned(ceil_div(l.outer, kShortRows));
+        s.block[0] = kShortRows;
+        s.smem = unsigned(kShortRows * l.len * int64_t(size_of(plan_.elem)));
+        cuda::launch(functions_[aligned(x.data, 16) ? 0 : 1], s, a.stream, &p);
+        return;
+      default: break;
     }
     const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
     const int v = ok ? plan_.vec : 1;
     const int splits = plan_.split ? splits_for(l, v, device_.sm_count) : 1;
     p.splits = splits;
     p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
-    LaunchShape s;
     if (l.form == ReduceLayout::kRow) {
       s.grid[0] = unsigned(ceil_div(l.outer, plan_.layout.rpc));  // the compiled layout
       s.block[0] = unsigned(plan_.layout.tpr * plan_.layout.rpc);
     } else {
-      s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, kReduceTx));
+      s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, kReduceTx) * plan_.cluster);
       s.block[0] = kReduceTx;
       s.block[1] = kReduceTy;
+      s.cluster = unsigned(plan_.cluster);
     }
     s.grid[1] = unsigned(splits);
     if (splits == 1) {
@@ -137,7 +168,9 @@ class ReduceKernel final : public CudaKernel {
     p.partial = partial.get();
     cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
     p.outer = n_out;  // the finalize kernel: a warp per output
-    cuda::launch(functions_[2], warp_per_output(n_out), a.stream, &p);
+    LaunchShape f = warp_per_output(n_out);
+    f.dependent = true;  // starts while the partials are being written; waits for them
+    cuda::launch(functions_[2], f, a.stream, &p);
   }
 
  private:
@@ -185,12 +218,12 @@ void list_reduce_programs(std::vector<ProgramSpec>& out) {
       for (const ReduceLayout& l : all_reduce_layouts()) {
         if (l.form == ReduceLayout::kGeneral && red == kArgmax) continue;
         p.layout = l;
-        for (int vec : {max_vec(e), 1})
-          for (bool split : {false, true}) {
-            p.vec = vec;
-            p.split = split;
-            for (auto& spec : p.programs()) out.push_back(std::move(spec));
-          }
+        for (int vec : {max_vec(e), 1}) {
+          if ((l.form == ReduceLayout::kGeneral || l.form == ReduceLayout::kShort) && vec == 1) continue;
+          p.vec = vec;
+          p.split = l.form == ReduceLayout::kRow;  // adds reduce_finalize
+          for (auto& spec : p.programs()) out.push_back(std::move(spec));
+        }
       }
     }
 }

@@ -5,7 +5,7 @@
 namespace tileops::cuda {
 namespace {
 
-constexpr int kUnroll = 4;  // loads in flight per thread in reduce_row and reduce_col
+constexpr int kRowUnroll = 4, kColUnroll = 8;  // loads in flight per thread in reduce_row, reduce_col
 
 void pick_row_threads(ReduceLayout& l) {
   l.tpr = int(clamp(pow2_ceil(ceil_div(l.len, 64)), 4, 256));
@@ -17,6 +17,7 @@ void pick_row_threads(ReduceLayout& l) {
 std::string ReduceLayout::describe() const {
   switch (form) {
     case kRow: return "row t" + std::to_string(tpr) + " r" + std::to_string(rpc);
+    case kShort: return "short t" + std::to_string(tpr) + " r" + std::to_string(rpc);
     case kCol: return "col";
     case kGeneral: return "general";
   }
@@ -72,16 +73,23 @@ int splits_for(const ReduceLayout& l, int vec, int sm_count) {
   int64_t ctas, most;
   if (l.form == ReduceLayout::kRow) {
     ctas = ceil_div(l.outer, l.rpc);
-    most = ceil_div(l.len / vec, int64_t(l.tpr) * kUnroll * 4);  // each split has work to do
+    most = ceil_div(l.len / vec, int64_t(l.tpr) * kRowUnroll * 4);  // each split has work to do
   } else if (l.form == ReduceLayout::kCol) {
     ctas = l.outer * ceil_div(l.inner / vec, kReduceTx);
-    most = ceil_div(l.len, int64_t(kReduceTy) * kUnroll * 4);
+    most = ceil_div(l.len, int64_t(kReduceTy) * kColUnroll * 4);
   } else {
     return 1;
   }
   if (ctas >= enough) return 1;
   const int64_t wanted = ceil_div(2 * enough, ctas);
   return int(clamp(wanted < most ? wanted : most, 1, 65535));
+}
+
+int col_cluster(const ReduceLayout& l, int vec, int sm_count) {
+  const int64_t tiles = l.outer * ceil_div(l.inner / vec, kReduceTx);
+  int cluster = 1;
+  while (cluster < 8 && tiles * (2 * cluster) <= 2 * int64_t(sm_count)) cluster *= 2;
+  return cluster;
 }
 
 std::vector<ReduceLayout> all_reduce_layouts() {
@@ -92,6 +100,9 @@ std::vector<ReduceLayout> all_reduce_layouts() {
     pick_row_threads(l);
     out.push_back(l);
   }
+  ReduceLayout short_rows = out.front();
+  short_rows.form = ReduceLayout::kShort;
+  out.push_back(short_rows);
   ReduceLayout col;
   col.form = ReduceLayout::kCol;
   out.push_back(col);

@@ -8,10 +8,16 @@
 
 namespace tileops::cuda {
 
-inline constexpr int kReduceTx = 32, kReduceTy = 8;  // reduce_col's CTA
+// reduce_col's CTA: half a warp across 16-byte vectors (256-byte runs of a row), 16
+// rows down.
+inline constexpr int kReduceTx = 16, kReduceTy = 16;
+// reduce_short: rows of at most this many bytes, a thread each, this many a CTA.
+inline constexpr int kShortRowBytes = 256, kShortRows = 128;
 
 struct ReduceLayout {
-  enum Form { kRow, kCol, kGeneral };
+  // kShort is a kRow layout whose rows are short for their element type (the plan sets
+  // it; reduce_layout never does).
+  enum Form { kRow, kShort, kCol, kGeneral };
   Form form = kRow;
   int64_t outer = 1, len = 1, inner = 1;  // general: outer outputs of len reduced elements
   struct Dim {
@@ -29,6 +35,9 @@ ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<boo
 // CTAs along len for the row or column form accessed `vec` elements at a time: more
 // than 1 only when the rows or column tiles alone would leave the GPU idle.
 int splits_for(const ReduceLayout& layout, int vec, int sm_count);
+// sm_90: the cluster of CTAs that splits len in the column form, so that the column
+// tiles times the cluster give about two CTAs an SM (1, 2, 4 or 8).
+int col_cluster(const ReduceLayout& layout, int vec, int sm_count);
 // One layout per distinct kernel configuration, for the compile test.
 std::vector<ReduceLayout> all_reduce_layouts();
 

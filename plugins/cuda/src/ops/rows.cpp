@@ -12,10 +12,16 @@ constexpr int kMaxBlockThreads = 512;
 constexpr int kClusterThreads = 256;
 constexpr int kMaxCluster = 8;  // the portable cluster size
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
+// kSmem: slices of at most this many bytes let three CTAs share an SM's 228 KB, so one
+// CTA's bulk copy overlaps another's passes; longer rows take bigger slices, up to
+// what one CTA may use less what the kernels declare statically.
+constexpr int64_t kSliceTarget = 64 << 10;
+constexpr int64_t kStaticSmemReserve = 1 << 10;
+constexpr int64_t kH100SmemBudget = 227 << 10;  // the opt-in limit of sm_90 parts
 
 RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
-  p.loop = true;
+  p.form = RowPlan::kLoop;
   p.vec = vec;
   p.tpr = int(clamp(pow2_ceil(ceil_div(nvec, 8)), 32, kLoopThreads));
   // A cluster of CTAs per row keeps each CTA's share of a long row small enough for its
@@ -26,16 +32,40 @@ RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   return p;
 }
 
+// The row in the shared memory of a cluster, or the loop form when it does not fit.
+RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
+  RowPlan p;
+  p.form = RowPlan::kSmem;
+  p.vec = vec;
+  p.tpr = kClusterThreads;
+  p.cluster = int(clamp(pow2_ceil(ceil_div(nvec * 16, kSliceTarget)), 1, kMaxCluster));
+  while (p.cluster < kMaxCluster && c.rows * p.cluster < 2 * int64_t(c.sm_count)) p.cluster *= 2;  // few rows
+  const int64_t slice = ceil_div(nvec, p.cluster) * 16;
+  if (slice > c.smem_budget - kStaticSmemReserve) return loop_plan(nvec, vec, c);
+  p.slice_bytes = int(slice);
+  return p;
+}
+
 }  // namespace
 
+std::string RowPlan::kernel(const char* family) const {
+  return std::string(family) + (form == kReg ? "_reg" : form == kSmem ? "_smem" : "_loop");
+}
+
 std::string RowPlan::template_args() const {
-  if (loop) return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
-  return std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(tpr) + ", " +
-         std::to_string(rpc) + ", " + std::to_string(cluster);
+  switch (form) {
+    case kReg:
+      return std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(tpr) + ", " +
+             std::to_string(rpc) + ", " + std::to_string(cluster);
+    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster);
+    case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
+  }
+  return "";
 }
 
 std::string RowPlan::describe() const {
-  return std::string(loop ? "loop" : "reg") + " v" + std::to_string(vec) + " i" + std::to_string(items) + " t" +
+  // The slice size follows from the row length, which identities name separately.
+  return kernel("").substr(1) + " v" + std::to_string(vec) + " i" + std::to_string(items) + " t" +
          std::to_string(tpr) + " r" + std::to_string(rpc) + " c" + std::to_string(cluster);
 }
 
@@ -44,6 +74,7 @@ LaunchShape RowPlan::shape(int64_t rows) const {
   s.grid[0] = unsigned(ceil_div(rows, rpc) * cluster);
   s.block[0] = unsigned(tpr * rpc);
   s.cluster = unsigned(cluster);
+  s.smem = unsigned(slice_bytes);
   return s;
 }
 
@@ -64,6 +95,8 @@ RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
   } else if (c.arch >= 90 && nvec <= int64_t(kMaxCluster) * kClusterThreads * max_items) {
     p.tpr = kClusterThreads;
     p.cluster = int(pow2_ceil(ceil_div(nvec, int64_t(kClusterThreads) * max_items)));
+  } else if (c.arch >= 90 && c.smem_budget > 0) {
+    return smem_plan(nvec, vec, c);
   } else {
     return loop_plan(nvec, vec, c);
   }
@@ -73,11 +106,11 @@ RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
 
 RowPlan fallback_rows(int64_t cols, const RowContext& c) { return loop_plan(cols, 1, c); }
 
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback) {
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem) {
   std::vector<RowPlan> out;
   std::set<std::string> seen;
   for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
-    const RowContext c{arch, rows, 132};
+    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       if (seen.insert(p.describe()).second) out.push_back(p);

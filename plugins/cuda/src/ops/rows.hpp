@@ -5,37 +5,47 @@
 namespace tileops::cuda {
 
 struct RowPlan {
-  bool loop = false;  // false: the row lives in registers (norm_reg, softmax_reg)
-  int vec = 1;        // elements per access
-  int items = 1;      // register form: vectors per thread
-  int tpr = 32;       // threads per row (per CTA of a cluster)
-  int rpc = 1;        // rows per CTA
-  int cluster = 1;    // CTAs per row
+  // kReg: the row lives in registers (norm_reg, softmax_reg); kSmem: in the shared
+  // memory of a cluster, read once by the bulk copy engine (norm_smem, softmax_smem);
+  // kLoop: a statistics pass, then a write pass (norm_loop, softmax_loop).
+  enum Form { kReg, kSmem, kLoop };
+  Form form = kReg;
+  int vec = 1;          // elements per access (kSmem: 16 bytes' worth)
+  int items = 1;        // kReg: vectors per thread
+  int tpr = 32;         // threads per row (per CTA of a cluster)
+  int rpc = 1;          // rows per CTA
+  int cluster = 1;      // CTAs per row
+  int slice_bytes = 0;  // kSmem: the dynamic shared memory of a CTA
 
-  // The template arguments after <T, KIND-or-LOG, ...> of the register or loop kernel.
+  // "<family>_reg", "<family>_smem" or "<family>_loop".
+  std::string kernel(const char* family) const;
+  // The template arguments after <T, KIND-or-LOG, ...> of that kernel.
   std::string template_args() const;
   std::string describe() const;  // "reg v8 i4 t256 r1 c1"
   LaunchShape shape(int64_t rows) const;
 };
 
-// What a row layout depends on besides the row: the device and how many rows there are.
+// What a row layout depends on besides the row: the device, how many rows there are,
+// and the shared memory one CTA may use (0: never the kSmem form).
 struct RowContext {
   int arch;
   int64_t rows;
   int sm_count;
+  int64_t smem_budget;
 };
 
 // The layout for rows of `cols` elements accessed `vec` at a time (1, or 16 bytes'
-// worth when the row length allows): in registers when a row fits (at most 32 floats a
-// thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
-// else the loop form.
+// worth when the row length allows): in registers when a row fits (at most 32 elements
+// a thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
+// else on sm_90 in the shared memory of a cluster of up to 8 CTAs, else the loop form.
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& context);
 // The form for rows whose pointers turn out misaligned at launch: the loop, one element
 // an access.
 RowPlan fallback_rows(int64_t cols, const RowContext& context);
 
-// Every distinct plan plan_rows (or, with `fallback`, fallback_rows) can return for
-// rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors.
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback);
+// Every distinct kernel plan_rows (or, with `fallback`, fallback_rows) can return for
+// rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors,
+// with (`smem`) or without a shared-memory budget.
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem);
 
 }  // namespace tileops::cuda

@@ -24,33 +24,63 @@ Axis split_at(std::span<const int64_t> shape, int64_t dim) {
   return a;
 }
 
+// softmax_strip: strips of 64-byte rows, 256 threads; a CTA's rows fill about this much
+// shared memory (several CTAs an SM), less what the kernel declares statically.
+constexpr int64_t kStripRowBytes = 64;
+constexpr int kStripThreads = 256;
+constexpr int64_t kStripSliceTarget = 64 << 10, kStripStaticReserve = 4 << 10;
+
 struct SoftmaxPlan {
   int log = 0;
   Elem elem = Elem::f32;
   int arch = 0;
   int64_t dim = 0;
-  bool rows = true;  // inner == 1: the row kernels; else softmax_col
+  bool rows = true;  // inner == 1: the row kernels; else softmax_strip or softmax_col
   RowPlan primary, fallback;
-  int vec = 1, cluster = 1;  // softmax_col
+  int64_t strip_len = 0;     // softmax_strip for this len (0: softmax_col)
+  int vec = 1, cluster = 1;  // softmax_col's vector; CTAs per cluster of both
+
+  int strip_cols() const { return int(kStripRowBytes / int64_t(size_of(elem))); }
+  unsigned strip_smem() const { return unsigned(ceil_div(strip_len, cluster) * kStripRowBytes); }
 
   ProgramSpec row_program(const RowPlan& r) const {
-    return {"softmax", {instance(r.loop ? "softmax_loop" : "softmax_reg", {cuda_type(elem), std::to_string(log), r.template_args()})}};
+    return {"softmax",
+            {instance(r.kernel("softmax").c_str(), {cuda_type(elem), std::to_string(log), r.template_args()})}};
   }
   ProgramSpec col_program(int v) const {
     return {"softmax", {instance("softmax_col", {cuda_type(elem), std::to_string(log), std::to_string(v),
-                                                 std::to_string(kTx), std::to_string(kTy), std::to_string(cluster)})}};
+                                                 std::to_string(kTx), std::to_string(kTy)})}};
   }
+  ProgramSpec strip_program() const {
+    return {"softmax",
+            {instance("softmax_strip", {cuda_type(elem), std::to_string(log), std::to_string(kStripThreads)})}};
+  }
+  // The primary kernel, then its twin for misaligned pointers.
   std::vector<ProgramSpec> programs() const {
     if (rows) return {row_program(primary), row_program(fallback)};
+    if (strip_len > 0) return {strip_program(), col_program(1)};
     return {col_program(vec), col_program(1)};
   }
   std::string identity(const Call& call, int64_t len) const {
     std::string id = std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " +
                      std::to_string(dim);
     if (rows) return id + "|len " + std::to_string(len) + "|" + primary.describe() + "|fallback " + fallback.describe();
+    if (strip_len > 0) return id + "|strips len " + std::to_string(strip_len) + " c" + std::to_string(cluster);
     return id + "|columns v" + std::to_string(vec) + " c" + std::to_string(cluster);
   }
 };
+
+// sm_90: the cluster that holds strips of `a` in shared memory (slices of about
+// kStripSliceTarget; more CTAs when the strips alone leave SMs idle), or 0 when a strip
+// does not fit in 8 CTAs or the columns do not make whole strips.
+int strip_cluster(const Axis& a, int cols, const Call& call) {
+  if (call.arch() < 90 || a.inner % cols != 0) return 0;
+  const int64_t strips = a.outer * (a.inner / cols);
+  int cluster = int(clamp(pow2_ceil(ceil_div(a.len * kStripRowBytes, kStripSliceTarget)), 1, 8));
+  while (cluster < 8 && strips * cluster < 2 * int64_t(call.sm_count())) cluster *= 2;
+  const int64_t slice = ceil_div(a.len, cluster) * kStripRowBytes;
+  return slice <= call.smem_budget() - kStripStaticReserve ? cluster : 0;
+}
 
 SoftmaxPlan plan(const Call& call, int log) {
   SoftmaxPlan p;
@@ -64,17 +94,22 @@ SoftmaxPlan plan(const Call& call, int log) {
   const int maxv = max_vec(p.elem);
   p.rows = a.inner == 1;
   if (p.rows) {
-    const RowContext context{p.arch, a.outer, call.sm_count()};
+    const RowContext context{p.arch, a.outer, call.sm_count(), call.smem_budget()};
     p.primary = plan_rows(a.len, a.len % maxv == 0 ? maxv : 1, context);
     p.fallback = fallback_rows(a.len, context);
-  } else {
-    // A warp reads 128 bytes of a row at a time: narrow vectors, many column tiles.
-    const int narrow = std::max(1, maxv / 4);
-    p.vec = a.inner % narrow == 0 ? narrow : 1;
-    const int64_t tiles = a.outer * ceil_div(a.inner / p.vec, kTx);
-    // Split len over a cluster when the column tiles alone leave SMs idle.
-    if (p.arch >= 90) p.cluster = int(clamp(pow2_ceil(ceil_div(2 * int64_t(call.sm_count()), tiles)), 1, 8));
+    return p;
   }
+  if (const int cluster = strip_cluster(a, p.strip_cols(), call)) {
+    p.strip_len = a.len;
+    p.cluster = cluster;
+    return p;
+  }
+  // A warp reads 128 bytes of a row at a time: narrow vectors, many column tiles.
+  const int narrow = std::max(1, maxv / 4);
+  p.vec = a.inner % narrow == 0 ? narrow : 1;
+  const int64_t tiles = a.outer * ceil_div(a.inner / p.vec, kTx);
+  // Split len over a cluster when the column tiles alone leave SMs idle.
+  if (p.arch >= 90) p.cluster = int(clamp(pow2_ceil(ceil_div(2 * int64_t(call.sm_count()), tiles)), 1, 8));
   return p;
 }
 
@@ -84,7 +119,10 @@ class SoftmaxKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
         plan_(plan),
         primary_(modules[0]->functions[0]),
-        fallback_(modules[1]->functions[0]) {}
+        fallback_(modules[1]->functions[0]) {
+    if ((plan.rows && plan.primary.form == RowPlan::kSmem) || plan.strip_len > 0)
+      allow_max_smem(primary_, device);
+  }
 
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
@@ -92,7 +130,7 @@ class SoftmaxKernel final : public CudaKernel {
     const Axis ax = split_at(shape_of(x), plan_.dim);
     tileops_cuda::SoftmaxParams p{x.data, a.outputs[0]->data, ax.outer, ax.len, ax.inner};
     if (ax.outer * ax.len * ax.inner == 0) return;
-    const int vec = plan_.rows ? plan_.primary.vec : plan_.vec;
+    const int vec = plan_.rows ? plan_.primary.vec : plan_.strip_len > 0 ? max_vec(plan_.elem) : plan_.vec;
     const size_t align = size_t(vec) * size_of(plan_.elem);
     const bool ok = aligned(p.x, align) && aligned(p.y, align);
     if (plan_.rows) {
@@ -100,12 +138,19 @@ class SoftmaxKernel final : public CudaKernel {
       cuda::launch(ok ? primary_ : fallback_, rows.shape(ax.outer), a.stream, &p);
       return;
     }
-    const int v = ok ? vec : 1;
     LaunchShape s;
+    s.cluster = unsigned(plan_.cluster);
+    if (plan_.strip_len > 0 && ok) {
+      s.grid[0] = unsigned(ax.outer * (ax.inner / plan_.strip_cols()) * plan_.cluster);
+      s.block[0] = kStripThreads;
+      s.smem = plan_.strip_smem();
+      cuda::launch(primary_, s, a.stream, &p);
+      return;
+    }
+    const int v = ok ? vec : 1;
     s.grid[0] = unsigned(ax.outer * ceil_div(ax.inner / v, kTx) * plan_.cluster);
     s.block[0] = kTx;
     s.block[1] = kTy;
-    s.cluster = unsigned(plan_.cluster);
     cuda::launch(ok ? primary_ : fallback_, s, a.stream, &p);
   }
 
@@ -145,13 +190,10 @@ void list_softmax_programs(std::vector<ProgramSpec>& out) {
       p.log = log;
       p.elem = e;
       for (int vec : {max_vec(e), 1})
-        for (const RowPlan& rows : all_row_plans(vec, 90, false)) out.push_back(p.row_program(rows));
-      for (const RowPlan& rows : all_row_plans(1, 90, true)) out.push_back(p.row_program(rows));
-      for (int cluster : {1, 2, 4, 8})
-        for (int vec : {std::max(1, max_vec(e) / 4), 1}) {
-          p.cluster = cluster;
-          out.push_back(p.col_program(vec));
-        }
+        for (const RowPlan& rows : all_row_plans(vec, 90, false, true)) out.push_back(p.row_program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true, true)) out.push_back(p.row_program(rows));
+      out.push_back(p.strip_program());
+      for (int vec : {std::max(1, max_vec(e) / 4), 1}) out.push_back(p.col_program(vec));
     }
 }
 

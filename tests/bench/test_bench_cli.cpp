@@ -1,0 +1,54 @@
+// `tileops bench` as a user runs it on a machine without a GPU: --device cpu, a small
+// selection, every output file written, the exit status.
+#include "process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("tileops bench --device cpu writes the report, CSV, JSON and plot") {
+  const fs::path dir = fs::temp_directory_path() / ("tileops-bench-cli-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string args = "bench RMSNormFwdOp SiluFwdOp --device cpu --label llama3-8b-decode --label "
+                           "llama3-8b-gate-decode-b64 --reps 2 --warmup 0 --max-bytes 8M --report " +
+                           (dir / "perf" / "cpu.md").string() + " --csv " + (dir / "cpu.csv").string() + " --json " +
+                           (dir / "cpu.json").string() + " --plot " + (dir / "cpu.svg").string();
+  const auto r = cli_test::run(cli_test::cli_command(TILEOPS_CLI, "", args, false));
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("| RMSNormFwdOp | llama3-8b-decode-bfloat16 |") != std::string::npos);
+
+  const std::string md = read(dir / "perf" / "cpu.md");
+  CHECK(md.find("| command | `tileops bench RMSNormFwdOp SiluFwdOp --device cpu") != std::string::npos);
+  CHECK(md.find("| cases | 4: 4 ok, 0 failed, 0 skipped |") != std::string::npos);
+  const auto doc = nlohmann::json::parse(read(dir / "cpu.json"));
+  CHECK(doc["schema"] == "tileops.bench/1");
+  CHECK(doc["run"]["timing"]["method"] == "host");
+  CHECK(doc["cases"].size() == 4);
+  CHECK(read(dir / "cpu.csv").starts_with("op,case,"));
+  CHECK(read(dir / "cpu.svg").find("class=\"case\"") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bench options are checked") {
+  const auto r = cli_test::run(cli_test::cli_command(TILEOPS_CLI, "", "bench --device cpu --max-bytes lots"));
+  CHECK(r.status != 0);
+  CHECK(r.out.find("--max-bytes: 'lots' is not a size") != std::string::npos);
+}
