@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,6 +43,14 @@ TEST_CASE("tileops bench --device cpu writes the report, CSV, JSON and plot") {
   CHECK(doc["schema"] == "tileops.bench/1");
   CHECK(doc["run"]["timing"]["method"] == "host");
   CHECK(doc["cases"].size() == 4);
+  // The manifest's own params and shapes for a case, so that other tools can rebuild it.
+  const auto rms = std::find_if(doc["cases"].begin(), doc["cases"].end(),
+                                [](const auto& c) { return c["case"] == "llama3-8b-decode-bfloat16"; });
+  REQUIRE(rms != doc["cases"].end());
+  CHECK((*rms)["params"]["normalized_shape"] == nlohmann::json::array({4096}));
+  CHECK((*rms)["params"]["eps"] == 1e-5);
+  CHECK((*rms)["shapes"] == nlohmann::json::parse(R"([{"name": "x", "dtype": "bfloat16", "shape": [64, 4096]},
+                                                    {"name": "weight", "dtype": "bfloat16", "shape": [4096]}])"));
   CHECK(read(dir / "cpu.csv").starts_with("op,case,"));
   CHECK(read(dir / "cpu.svg").find("class=\"case\"") != std::string::npos);
   fs::remove_all(dir);

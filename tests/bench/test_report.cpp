@@ -43,6 +43,11 @@ BenchResult sample() {
   ok.case_id = "llama3-8b-decode-bfloat16";
   ok.label = "llama3-8b-decode";
   ok.inputs = "x: bfloat16[64, 4096], weight: bfloat16[4096]";
+  ok.params = {{"normalized_shape", ints({4096})}, {"eps", 1e-5}, {"elementwise_affine", true},
+               {"approximate", "tanh"}, {"scales", floats({0.5, 2})}, {"out_dtype", dtypes::float16},
+               {"bias", none()}};
+  ok.shapes = {InputShape{"x", dtypes::bfloat16, {64, 4096}}, InputShape{"weight", dtypes::bfloat16, {4096}},
+               std::nullopt};
   ok.target = "builtin";
   ok.cost = {1048576, 1056768, "cuda_core", dtypes::bfloat16};
   ok.rel_error = 0.004;
@@ -151,6 +156,26 @@ TEST_CASE("JSON follows schema tileops.bench/1") {
   CHECK(ok["baseline"]["name"] == "copy");
   CHECK(ok["baseline"]["time"]["median_us"] == 0.30);
   CHECK(ok["rel_error"] == 0.004);
+  // params: every kind of value, in the order the case gives them (the first two are
+  // RMSNormFwdOp's; the others only exercise the other kinds).
+  const auto& params = ok["params"];
+  CHECK(params.size() == 7);
+  CHECK(params["normalized_shape"] == nlohmann::json::array({4096}));
+  CHECK(params["normalized_shape"][0].is_number_integer());
+  CHECK(params["eps"] == 1e-5);
+  CHECK(params["eps"].is_number_float());
+  CHECK(params["elementwise_affine"] == true);
+  CHECK(params["approximate"] == "tanh");
+  CHECK(params["scales"] == nlohmann::json::array({0.5, 2.0}));
+  CHECK(params["out_dtype"] == "float16");
+  CHECK(params["bias"].is_null());
+  // shapes: one per input in signature order, null for an omitted optional input.
+  const auto& shapes = ok["shapes"];
+  REQUIRE(shapes.size() == 3);
+  CHECK(shapes[0] == nlohmann::json({{"name", "x"}, {"dtype", "bfloat16"}, {"shape", {64, 4096}}}));
+  CHECK(shapes[1]["name"] == "weight");
+  CHECK(shapes[1]["shape"] == nlohmann::json::array({4096}));
+  CHECK(shapes[2].is_null());
   const auto& failed = doc["cases"][1];
   CHECK(failed["status"] == "failed");
   CHECK(failed["time"].is_null());

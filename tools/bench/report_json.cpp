@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <type_traits>
+#include <variant>
+
 namespace tileops::bench {
 namespace {
 
@@ -15,6 +18,31 @@ json optional(const std::optional<double>& v) { return v ? json(*v) : json(nullp
 json spread(const std::optional<Spread>& s) {
   if (!s) return nullptr;
   return {{"median_us", s->median_us}, {"p10_us", s->p10_us}, {"p90_us", s->p90_us}, {"samples", s->samples}};
+}
+
+json param_json(const ParamValue& value) {
+  return std::visit(
+      [](const auto& v) -> json {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::monostate>) return nullptr;
+        else if constexpr (std::is_same_v<V, DType>) return std::string(v.name());
+        else return v;  // bool, int64, double, string and their lists map as they are
+      },
+      value);
+}
+
+json params_json(const Params& params) {
+  json out = json::object();
+  for (const Param& p : params) out[p.name] = param_json(p.value);
+  return out;
+}
+
+json shapes_json(const std::vector<std::optional<InputShape>>& shapes) {
+  json out = json::array();
+  for (const auto& s : shapes)
+    out.push_back(s ? json{{"name", s->name}, {"dtype", std::string(s->dtype.name())}, {"shape", s->shape}}
+                    : json(nullptr));
+  return out;
 }
 
 json run_json(const RunInfo& info) {
@@ -50,6 +78,8 @@ json case_json(const CaseResult& r) {
           {"label", r.label},
           {"family", r.family},
           {"inputs", r.inputs},
+          {"params", params_json(r.params)},
+          {"shapes", shapes_json(r.shapes)},
           {"target", r.target.empty() ? json(nullptr) : json(r.target)},
           {"status", std::string(status_name(r.status))},
           {"reason", r.reason.empty() ? json(nullptr) : json(r.reason)},

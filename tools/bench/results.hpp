@@ -4,6 +4,9 @@
 #include "roofline.hpp"
 #include "stats.hpp"
 
+#include <tileops/params.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,9 +17,18 @@ namespace tileops::bench {
 enum class CaseStatus { ok, failed, skipped };
 std::string_view status_name(CaseStatus status);  // "ok", "failed", "skipped"
 
+// One input of a case as data, so that other tools can rebuild the same call.
+struct InputShape {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
 struct CaseResult {
   std::string op, family, case_id, label;
   std::string inputs;  // "x: bfloat16[64, 4096], weight: bfloat16[4096]"
+  Params params;       // the case's params as the workload row gives them (defaults left out)
+  std::vector<std::optional<InputShape>> shapes;  // per input in signature order; nullopt: omitted
   std::string target;  // the target the op settled on ("builtin", "cpu_ref", ...)
   CaseStatus status = CaseStatus::ok;
   std::string reason;  // why failed or skipped

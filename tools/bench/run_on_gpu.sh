@@ -9,7 +9,8 @@
 # Writes to $OUT (default ./bench-gpu-results): gpu.txt (board, driver, clocks),
 # h200.yaml (the profile with its calibration: copy it to manifest/profiles/),
 # calibrate.log, bench.log, bench.md (the report for docs/perf/), bench.csv, bench.json,
-# roofline.svg. Exits non-zero when a step fails or a case fails verification.
+# roofline.svg, and where torch is installed torch.log, torch.md, torch.csv (PyTorch eager
+# on the same rows). Exits non-zero when a step fails or a case fails verification.
 set -uo pipefail
 
 if [ $# -ge 1 ]; then
@@ -50,6 +51,14 @@ cat "$out/calibrate.log"
 step bench 420 tileops bench --family norm --family reduction --family elementwise --family rope \
   --profile "$out/h200.yaml" --report "$out/bench.md" --csv "$out/bench.csv" --json "$out/bench.json" \
   --plot "$out/roofline.svg"
+# PyTorch eager on the same rows, where torch is installed (torch_eager.py).
+if python3 -c "import torch" 2>/dev/null; then
+  step torch 300 python3 "$(dirname "$0")/torch_eager.py" "$out/bench.json" --csv "$out/torch.csv" \
+    --markdown "$out/torch.md"
+  tail -n 3 "$out/torch.log"
+else
+  echo "== torch: not installed, PyTorch eager not measured"
+fi
 sed -n '/^| cases/,/^$/p' "$out/bench.md" 2>/dev/null
 sed -n '/^## Not timed/,$p' "$out/bench.md" 2>/dev/null | head -n 40
 exit $status

@@ -40,6 +40,16 @@ std::string inputs_text(const manifest::OpSpec& spec, const manifest::WorkloadCa
   return out;
 }
 
+// The same inputs as data, null where an optional input is omitted.
+std::vector<std::optional<InputShape>> input_shapes(const manifest::OpSpec& spec, const manifest::WorkloadCase& c) {
+  std::vector<std::optional<InputShape>> out(c.inputs.size());
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (c.inputs[i])
+      out[i] = InputShape{spec.inputs()[i].name, c.inputs[i]->dtype,
+                          {c.inputs[i]->shape.begin(), c.inputs[i]->shape.end()}};
+  return out;
+}
+
 // The same inputs for a case however the run is filtered: FNV-1a of "op/case" and the seed.
 uint64_t case_seed(uint64_t seed, const std::string& op, const std::string& id) {
   uint64_t h = 1469598103934665603ull ^ seed;
@@ -152,6 +162,8 @@ BenchResult run_bench(const RunOptions& o, const Progress& progress) {
     r.case_id = sel.workload.id;
     r.label = sel.workload.label;
     r.inputs = inputs_text(*sel.spec, sel.workload);
+    r.params = sel.workload.params;
+    r.shapes = input_shapes(*sel.spec, sel.workload);
     r.cost = case_cost(*sel.spec, sel.workload);
     if (info.roofs) r.floor = roofline_floor(r.cost, *info.roofs);
     if (info.max_bytes > 0 && r.cost.bytes > info.max_bytes) {
