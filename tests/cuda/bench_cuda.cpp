@@ -12,6 +12,7 @@
 // --filter keeps the rows whose "<op> <case>" contains any of the comma-separated texts.
 //
 // Writes DIR/bench_cuda.md (the tables) and DIR/bench_cuda.csv; prints the tables.
+#include "driver.hpp"
 #include "jit.hpp"
 #include "nvrtc.hpp"
 #include "ops/rows.hpp"
@@ -291,8 +292,18 @@ std::vector<Row> time_workloads(const Options& opt, Timer& timer, const Device& 
   return rows;
 }
 
-// ns of host time per memo-hit op call, and per raw cuLaunchKernel of the same kernel.
-std::pair<double, double> host_cost(const Device& dev, CUstream stream) {
+// ns of host time per call, each the median of bursts.
+struct HostCost {
+  double op_call;     // op({x, w}): allocates y and the returned vector, frees last y
+  double op_span;     // op.call(inputs, outputs) into a reused slot: allocates y only
+  double alloc_free;  // Tensor::empty of y's size and its release, nothing launched
+  double raw_launch;  // cuLaunchKernel of the same kernel
+  // Where the difference goes: driver queries the plugin makes per call, and the host
+  // runtime's own share on this machine (the same op on cpu_ref, rows of 8 elements).
+  double is_capturing, ctx_current, cpu_op_call;
+};
+
+HostCost host_cost(const Device& dev, CUstream stream) {
   const int64_t cols = 4096;
   Op op("RMSNormFwdOp", {Param("normalized_shape", ParamValue(std::vector<int64_t>{cols}))}, std::string(BUILTIN));
   const Tensor x = Tensor::empty({1, cols}, dtypes::bfloat16, dev), w = Tensor::empty({cols}, dtypes::bfloat16, dev);
@@ -313,7 +324,27 @@ std::pair<double, double> host_cost(const Device& dev, CUstream stream) {
     std::sort(ns.begin(), ns.end());
     return ns[ns.size() / 2];
   };
-  const double op_ns = per_call([&] { op({x, w}); });
+  HostCost cost{};
+  cost.op_call = per_call([&] { op({x, w}); });
+  const Tensor inputs[] = {x, w};
+  Tensor outputs[1];
+  cost.op_span = per_call([&] {
+    outputs[0] = Tensor();  // an empty slot: the op allocates y (and the last y is released)
+    op.call(inputs, outputs);
+  });
+  cost.alloc_free = per_call([&] { Tensor::empty({1, cols}, dtypes::bfloat16, dev); });
+  const cuda::Driver& d = cuda::driver();
+  CUstreamCaptureStatus capture;
+  cost.is_capturing = per_call([&] { d.cuStreamIsCapturing(stream, &capture); });
+  CUcontext context;
+  cost.ctx_current = per_call([&] { d.cuCtxGetCurrent(&context); });
+  Op on_cpu("RMSNormFwdOp", {Param("normalized_shape", ParamValue(std::vector<int64_t>{8}))}, std::string("cpu_ref"));
+  const Tensor cpu_inputs[] = {Tensor::empty({1, 8}, dtypes::bfloat16, Device::cpu()),
+                               Tensor::empty({8}, dtypes::bfloat16, Device::cpu())};
+  cost.cpu_op_call = per_call([&] {
+    outputs[0] = Tensor();
+    on_cpu.call(cpu_inputs, outputs);
+  });
 
   // The same kernel the plugin picks for these rows, loaded here and launched raw.
   const cuda::RowPlan rows = cuda::plan_rows(cols, 8, {90, 1, 132, 0});
@@ -329,10 +360,10 @@ std::pair<double, double> host_cost(const Device& dev, CUstream stream) {
   p.eps = 1e-6f;
   void* args[] = {&p};
   const auto shape = rows.shape(1);
-  const double raw_ns = per_call([&] {
+  cost.raw_launch = per_call([&] {
     g_api.cuLaunchKernel(module.functions[0], shape.grid[0], 1, 1, shape.block[0], 1, 1, 0, stream, args, nullptr);
   });
-  return {op_ns, raw_ns};
+  return cost;
 }
 
 struct JitTimes {
@@ -414,7 +445,7 @@ int main(int argc, char** argv) {
 
   const auto jit = jit_times();
   const auto rows = time_workloads(opt, timer, dev);
-  const auto [op_ns, raw_ns] = host_cost(dev, s);
+  const HostCost host = host_cost(dev, s);
 
   std::ostringstream md;
   md << "# bench_cuda on " << info.name << " (sm_" << info.arch << ", " << info.sm_count << " SMs), driver "
@@ -437,9 +468,14 @@ int main(int argc, char** argv) {
     below += r.fraction < r.target;
   }
   md << "\n" << below << " of " << rows.size() << " rows below their target.\n\n";
-  md << "## Host cost of a memo-hit call\n\n| what | ns per call |\n| --- | ---: |\n| RMSNormFwdOp [1, 4096] bf16, op call | "
-     << op_ns << " |\n| same kernel, raw cuLaunchKernel | " << raw_ns << " |\n| difference (target <= 1000) | " << op_ns - raw_ns
-     << " |\n\n";
+  md << "## Host cost of a memo-hit call\n\n| what (RMSNormFwdOp [1, 4096] bf16) | ns per call |\n| --- | ---: |\n"
+     << "| op({x, w}) | " << host.op_call << " |\n| op.call(inputs, outputs), output slot reused | " << host.op_span
+     << " |\n| allocation and release of y alone | " << host.alloc_free << " |\n| same kernel, raw cuLaunchKernel | "
+     << host.raw_launch << " |\n| op.call above raw launch (target <= 1000) | " << host.op_span - host.raw_launch
+     << " |\n| op({x, w}) above raw launch | " << host.op_call - host.raw_launch
+     << " |\n| cuStreamIsCapturing (twice per call: allocation and release) | " << host.is_capturing
+     << " |\n| cuCtxGetCurrent (three times per call) | " << host.ctx_current
+     << " |\n| host runtime alone: op.call on cpu_ref, RMSNorm [1, 8] | " << host.cpu_op_call << " |\n\n";
   md << "## JIT\n\n| program | first build (NVRTC) ms, best of " << kCompiles << " | worst | disk-cache hit ms |\n"
      << "| --- | ---: | ---: | ---: |\n";
   for (const auto& j : jit)

@@ -318,9 +318,9 @@ __device__ __forceinline__ u32 fast_div(u32 n, FastDiv d) {
 
 // ---- warp and row-group reductions -------------------------------------------------------
 
-// Shuffles any 4-byte-multiple value word by word.
-template <class A>
-__device__ __forceinline__ A shfl_xor(const A& v, int offset) {
+// Shuffles any value of whole words word by word: `shuffle` maps one word.
+template <class A, class Shuffle>
+__device__ __forceinline__ A shuffle_words(const A& v, Shuffle shuffle) {
   static_assert(sizeof(A) % 4 == 0, "shuffled values are whole words");
   union {
     A a;
@@ -328,32 +328,21 @@ __device__ __forceinline__ A shfl_xor(const A& v, int offset) {
   } in, out;
   in.a = v;
 #pragma unroll
-  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = __shfl_xor_sync(0xffffffffu, in.w[k], offset);
+  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = shuffle(in.w[k]);
   return out.a;
 }
 
+template <class A>
+__device__ __forceinline__ A shfl_xor(const A& v, int offset) {
+  return shuffle_words(v, [offset](u32 w) { return __shfl_xor_sync(0xffffffffu, w, offset); });
+}
 template <class A>
 __device__ __forceinline__ A shfl_up(const A& v, int delta) {
-  union {
-    A a;
-    u32 w[sizeof(A) / 4];
-  } in, out;
-  in.a = v;
-#pragma unroll
-  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = __shfl_up_sync(0xffffffffu, in.w[k], delta);
-  return out.a;
+  return shuffle_words(v, [delta](u32 w) { return __shfl_up_sync(0xffffffffu, w, delta); });
 }
-
 template <class A>
 __device__ __forceinline__ A shfl_idx(const A& v, int src) {
-  union {
-    A a;
-    u32 w[sizeof(A) / 4];
-  } in, out;
-  in.a = v;
-#pragma unroll
-  for (int k = 0; k < int(sizeof(A) / 4); ++k) out.w[k] = __shfl_sync(0xffffffffu, in.w[k], src);
-  return out.a;
+  return shuffle_words(v, [src](u32 w) { return __shfl_sync(0xffffffffu, w, src); });
 }
 
 struct SumOp {

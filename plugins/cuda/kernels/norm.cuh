@@ -174,35 +174,52 @@ __global__ void __launch_bounds__(TPR* RPC, 1) norm_reg(const NormParams p) {
   g.finish();
 }
 
-// Dynamic shared memory: this CTA's slice of the row. Not for the fused add, which also
-// reads and writes the residual.
-template <class T, int KIND, int TPR, int CLUSTER>
+// Dynamic shared memory: STAGES slices of a row (this CTA's share); the grid's clusters
+// sweep the rows (slice.cuh). Not for the fused add, which also reads and writes the
+// residual.
+template <class T, int KIND, int TPR, int CLUSTER, int STAGES>
 __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, CLUSTER> Group;
-  extern __shared__ __align__(16) u32 slice[];
-  __shared__ u64 bar;
-  __shared__ Sum2 buf[Group::kBuf];
+  extern __shared__ __align__(16) u32 slices[];
+  __shared__ u64 bars[STAGES];
+  __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
   const SliceRange<CLUSTER> r(p.cols / V, g.rank);
-  const float shift = row_shift<T, KIND>(p, g.row);
-  load_slice(slice, static_cast<const T*>(p.x) + g.row * p.cols + r.begin * V, u32(r.count) * 16, &bar);
-  Sum2 acc = {0.f, 0.f};
-  for (int i = int(g.lane); i < r.count; i += TPR) {
-    const Vec<T, V> v = slice_vec<T, V>(slice, i);
+  const RowSweep rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, p.rows};
+  const SliceStages<STAGES> stages(slices, u32(r.count) * 16, bars);
+  const T* x = static_cast<const T*>(p.x) + r.begin * V;
+  if (threadIdx.x == 0 && r.count > 0)
 #pragma unroll
-    for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
-  }
-  float mean, scale;
-  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
-  const i32 c0 = KIND == kGroup ? first_channel(p, g.row) : 0;
-  T* y = static_cast<T*>(p.y) + g.row * p.cols;
-  for (int i = int(g.lane); i < r.count; i += TPR) {
-    const i64 e = (r.begin + i) * V;
-    Affine<T, KIND, V> affine;
-    affine.load(p, c0, e);
-    affine.apply(p, slice_vec<T, V>(slice, i), mean, scale, y + e);
+    for (int s = 0; s < STAGES; ++s)
+      if (rows.has(s)) stages.fill(s, x + rows.nth(s) * p.cols);
+  for (u32 n = 0; rows.has(n); ++n) {
+    const i64 row = rows.nth(n);
+    const int stage = int(n % STAGES);
+    const u32* slice = stages.at(stage);
+    const float shift = row_shift<T, KIND>(p, row);
+    if (r.count > 0) stages.wait(stage, n / STAGES);
+    Sum2 acc = {0.f, 0.f};
+    for (int i = int(g.lane); i < r.count; i += TPR) {
+      const Vec<T, V> v = slice_vec<T, V>(slice, i);
+#pragma unroll
+      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+    }
+    float mean, scale;
+    finish_stats<KIND>(g.reduce(acc, SumOp(), buf[n & 1]), shift, float(p.cols), p.eps, mean, scale);
+    const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
+    T* y = static_cast<T*>(p.y) + row * p.cols;
+    for (int i = int(g.lane); i < r.count; i += TPR) {
+      const i64 e = (r.begin + i) * V;
+      Affine<T, KIND, V> affine;
+      affine.load(p, c0, e);
+      affine.apply(p, slice_vec<T, V>(slice, i), mean, scale, y + e);
+    }
+    if (rows.has(n + STAGES)) {
+      __syncthreads();  // the stage is free once every thread has read it
+      if (threadIdx.x == 0 && r.count > 0) stages.fill(stage, x + rows.nth(n + STAGES) * p.cols);
+    }
   }
   g.finish();
 }

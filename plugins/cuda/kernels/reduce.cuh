@@ -86,9 +86,11 @@ struct Reducer<T, kArgmax> {
     return is_nan(b) ? !is_nan(a) : (!is_nan(a) && b > a);
   }
   // Takes (v, i) when it beats acc, or when acc is still the identity (a row of lowest
-  // values must still answer its first index).
-  static __device__ __forceinline__ void take(A& acc, Val v, i64 i) {
-    if (acc.i == kNone || beats(v, acc.v)) acc = {v, i32(i)};
+  // values must still answer its first index); says whether it did.
+  static __device__ __forceinline__ bool take(A& acc, Val v, i64 i) {
+    if (acc.i != kNone && !beats(v, acc.v)) return false;
+    acc = {v, i32(i)};
+    return true;
   }
   static __device__ __forceinline__ Val vmax(Val a, Val b) {
     if constexpr (IsFloat<T>::value)
@@ -159,6 +161,7 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
   const i64 end = active ? (begin + p.chunk < nvec ? begin + p.chunk : nvec) : 0;
   const T* x = static_cast<const T*>(p.x) + g.row * p.len;
   A acc = R::identity();
+  [[maybe_unused]] Vec<T, V> best = {};  // argmax: the vector acc.i starts, kept for its element
   for (i64 base = begin + g.lane; base < end; base += i64(TPR) * U) {
     Vec<T, V> v[U];
 #pragma unroll
@@ -169,7 +172,7 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
       if (base + u * TPR >= end) continue;
       if constexpr (RED == kArgmax) {
         // The vector's maximum and where the vector starts; the element is found below.
-        R::take(acc, R::vec_max(v[u]), (base + u * TPR) * V);
+        if (R::take(acc, R::vec_max(v[u]), (base + u * TPR) * V)) best = v[u];
       } else {
 #pragma unroll
         for (int k = 0; k < V; ++k) acc = op(acc, acc_of(v[u].get(k)));
@@ -177,7 +180,7 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
     }
   }
   if constexpr (RED == kArgmax)
-    if (acc.i != R::kNone) acc.i += R::index_in(load<T, V>(x + acc.i), acc.v);  // read again: an L2 hit
+    if (acc.i != R::kNone) acc.i += R::index_in(best, acc.v);
   acc = g.reduce(acc, op, buf);
   if (!active || g.lane != 0) return;
   if (p.splits > 1)

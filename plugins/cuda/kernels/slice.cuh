@@ -2,7 +2,8 @@
 // device memory once, by the bulk copy engine, and every later pass over it (statistics,
 // then the output) reads shared memory. CLUSTER CTAs split a row into contiguous slices
 // of whole 16-byte vectors; with up to 8 CTAs of ~200 KB a row of up to ~1.6 MB stays on
-// chip.
+// chip. When there are more rows than resident clusters, each cluster sweeps several
+// rows with two slice buffers: the next row loads while this one is worked on.
 #pragma once
 #include "common.cuh"
 
@@ -24,38 +25,68 @@ struct SliceRange {
   }
 };
 
-// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global `src` to
-// shared `dst`, and returns once they have landed. Every thread of the CTA calls it;
-// `bar` is a distinct __shared__ word, used once.
-__device__ __forceinline__ void load_slice(void* dst, const void* src, u32 bytes, u64* bar) {
-  constexpr u32 kPiece = 32768;  // bytes per bulk copy instruction
-  const u32 b = smem_addr(bar);
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-    // Makes the initialised barrier visible to the copy engine (the async proxy).
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+// STAGES buffers of `bytes` each (a multiple of 16) in a CTA's dynamic shared memory,
+// each filled from global memory by the bulk copy engine and signalled on its own
+// mbarrier. With two stages a CTA that works through several rows has the next row's
+// slice streaming in while it works on this one, so its SM always has loads in flight.
+// Stage s serves the CTA's rows s, s + STAGES, ...: its n-th use waits for parity n & 1.
+template <int STAGES>
+struct SliceStages {
+  u32* base;
+  u32 bytes;
+  u64* bars;  // STAGES distinct __shared__ words
+
+  // Every thread of the CTA constructs it (the barriers are ready when it returns).
+  __device__ __forceinline__ SliceStages(u32* smem, u32 slice_bytes, u64* barriers)
+      : base(smem), bytes(slice_bytes), bars(barriers) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int s = 0; s < STAGES; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bars + s)) : "memory");
+      // Makes the initialised barriers visible to the copy engine (the async proxy).
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
   }
-  __syncthreads();
-  if (bytes == 0) return;
-  if (threadIdx.x == 0) {
+
+  __device__ __forceinline__ u32* at(int stage) const { return base + u32(stage) * (bytes / 4); }
+
+  // Thread 0 only: starts filling `stage` from `src` (16-byte aligned). The CTA must be
+  // done reading the stage (a __syncthreads after its last read).
+  __device__ __forceinline__ void fill(int stage, const void* src) const {
+    constexpr u32 kPiece = 32768;  // bytes per bulk copy instruction
+    const u32 b = smem_addr(bars + stage), dst = smem_addr(at(stage));
+    // Orders this CTA's earlier reads of the stage before the copy engine's writes.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes) : "memory");
     for (u32 done = 0; done < bytes; done += kPiece) {
       const u32 n = bytes - done < kPiece ? bytes - done : kPiece;
       asm volatile(
-          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-              smem_addr(dst) + done),
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst + done),
           "l"(static_cast<const char*>(src) + done), "r"(n), "r"(b)
           : "memory");
     }
   }
-  u32 landed = 0;
-  while (!landed)
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(landed)
-        : "r"(b)
-        : "memory");
-}
+
+  // Returns once the fill of `stage` for its `use`-th row (counting from 0) has landed.
+  __device__ __forceinline__ void wait(int stage, u32 use) const {
+    const u32 b = smem_addr(bars + stage), parity = use & 1;
+    u32 landed = 0;
+    while (!landed)
+      asm volatile(
+          "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+          : "=r"(landed)
+          : "r"(b), "r"(parity)
+          : "memory");
+  }
+};
+
+// The rows of a row kernel whose CTAs (or clusters) each work through several rows:
+// the group's first row, and the step to its next.
+struct RowSweep {
+  i64 first, step, rows;
+  __device__ __forceinline__ i64 nth(u32 n) const { return first + i64(n) * step; }
+  __device__ __forceinline__ bool has(u32 n) const { return nth(n) < rows; }
+};
 
 // Vector i of a slice in shared memory.
 template <class T, int V>

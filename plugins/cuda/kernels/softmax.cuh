@@ -3,8 +3,9 @@
 //   softmax_reg   inner == 1, the row stays in registers (read once, written once); TPR
 //                 threads per row, RPC rows per CTA, or CLUSTER CTAs per row.
 //   softmax_smem  inner == 1, rows too long for registers (sm_90): CLUSTER CTAs hold the
-//                 row in shared memory (slice.cuh), read once; max, sum and write
-//                 passes read shared memory.
+//                 row in shared memory (slice.cuh), read once; an online (max, sum)
+//                 pass and the write pass read shared memory. With STAGES = 2 each
+//                 cluster sweeps rows, loading the next while it works on this one.
 //   softmax_loop  inner == 1, any length: an online (max, sum) pass, then a write pass
 //                 (whose reads mostly hit L2); CLUSTER CTAs split long rows.
 //   softmax_strip inner > 1 (sm_90): a strip of 64 bytes of every row (whole 16-byte
@@ -80,44 +81,6 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
   g.finish();
 }
 
-// Dynamic shared memory: this CTA's slice of the row.
-template <class T, int LOG, int TPR, int CLUSTER>
-__global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
-  constexpr int V = 16 / int(sizeof(T));
-  typedef RowGroup<TPR, 1, CLUSTER> Group;
-  extern __shared__ __align__(16) u32 slice[];
-  __shared__ u64 bar;
-  __shared__ float buf0[Group::kBuf];
-  __shared__ float buf1[Group::kBuf];
-  const Group g;
-  const SliceRange<CLUSTER> r(p.len / V, g.rank);
-  load_slice(slice, static_cast<const T*>(p.x) + g.row * p.len + r.begin * V, u32(r.count) * 16, &bar);
-  float m = neg_inf();
-  for (int i = int(g.lane); i < r.count; i += TPR) {
-    const Vec<T, V> v = slice_vec<T, V>(slice, i);
-#pragma unroll
-    for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
-  }
-  m = g.reduce(m, MaxOp(), buf0);
-  float s = 0.f;
-  for (int i = int(g.lane); i < r.count; i += TPR) {
-    const Vec<T, V> v = slice_vec<T, V>(slice, i);
-#pragma unroll
-    for (int k = 0; k < V; ++k) s += fast_exp(v.get_float(k) - m);
-  }
-  s = g.reduce(s, SumOp(), buf1);
-  const float inv_s = fast_rcp(s), log_s = LOG ? logf(s) : 0.f;
-  T* y = static_cast<T*>(p.y) + g.row * p.len + r.begin * V;
-  for (int i = int(g.lane); i < r.count; i += TPR) {
-    const Vec<T, V> v = slice_vec<T, V>(slice, i);
-    float out[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), m, inv_s, log_s);
-    store_float<T, V>(y + i64(i) * V, out);
-  }
-  g.finish();
-}
-
 // A running maximum and the sum of exp(x - max) over what has been seen.
 struct MaxSum {
   float m, s;
@@ -145,6 +108,63 @@ struct MaxSumOp {
     return {m, a.s * exp_shifted(a.m, m) + b.s * exp_shifted(b.m, m)};
   }
 };
+
+// Dynamic shared memory: STAGES slices of a row (this CTA's share). The grid's clusters
+// sweep the rows (each cluster one row with STAGES = 1 and a cluster per row). Each
+// thread gathers a (max, sum) pair, so the cluster reduces once per row.
+template <class T, int LOG, int TPR, int CLUSTER, int STAGES>
+__global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
+  constexpr int V = 16 / int(sizeof(T));
+  typedef RowGroup<TPR, 1, CLUSTER> Group;
+  extern __shared__ __align__(16) u32 slices[];
+  __shared__ u64 bars[STAGES];
+  __shared__ MaxSum buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
+  const Group g;
+  const SliceRange<CLUSTER> r(p.len / V, g.rank);
+  const RowSweep rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, p.outer};
+  const SliceStages<STAGES> stages(slices, u32(r.count) * 16, bars);
+  const T* x = static_cast<const T*>(p.x) + r.begin * V;
+  if (threadIdx.x == 0 && r.count > 0)
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s)
+      if (rows.has(s)) stages.fill(s, x + rows.nth(s) * p.len);
+  for (u32 n = 0; rows.has(n); ++n) {
+    const int stage = int(n % STAGES);
+    const u32* slice = stages.at(stage);
+    if (r.count > 0) stages.wait(stage, n / STAGES);
+    // The thread's own maximum first, then its sum against it: no rescaling per vector,
+    // and the cluster still reduces once, combining (max, sum) pairs.
+    float m = neg_inf();
+    for (int i = int(g.lane); i < r.count; i += TPR) {
+      const Vec<T, V> v = slice_vec<T, V>(slice, i);
+#pragma unroll
+      for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
+    }
+    const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
+    float sum = 0.f;
+    for (int i = int(g.lane); i < r.count; i += TPR) {
+      const Vec<T, V> v = slice_vec<T, V>(slice, i);
+#pragma unroll
+      for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
+    }
+    const MaxSum acc = {m, sum};
+    const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
+    const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
+    T* y = static_cast<T*>(p.y) + rows.nth(n) * p.len + r.begin * V;
+    for (int i = int(g.lane); i < r.count; i += TPR) {
+      const Vec<T, V> v = slice_vec<T, V>(slice, i);
+      float out[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), tot.m, inv_s, log_s);
+      store_float<T, V>(y + i64(i) * V, out);
+    }
+    if (rows.has(n + STAGES)) {
+      __syncthreads();  // the stage is free once every thread has read it
+      if (threadIdx.x == 0 && r.count > 0) stages.fill(stage, x + rows.nth(n + STAGES) * p.len);
+    }
+  }
+  g.finish();
+}
 
 template <class T, int LOG, int V, int TPR, int CLUSTER>
 __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {

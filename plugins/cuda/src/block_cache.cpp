@@ -19,10 +19,15 @@ size_t size_class(size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+using LentMap = std::unordered_map<void*, std::pair<int, size_t>>;
+
 struct Cache {
   std::mutex mutex;
   // Blocks lent by the cache: address -> (device, size class).
-  std::unordered_map<void*, std::pair<int, size_t>> lent;
+  LentMap lent;
+  // Nodes of `lent` whose blocks came back, reused by the next loans: a steady state of
+  // allocations and frees then touches the heap not at all.
+  std::vector<LentMap::node_type> spare_nodes;
   // Kept blocks by (device, stream, size class).
   std::map<std::tuple<int, CUstream, size_t>, std::vector<void*>> kept;
 };
@@ -59,15 +64,31 @@ void* pool_alloc(size_t bytes, CUstream stream, CUresult& result) {
   return result == CUDA_SUCCESS ? reinterpret_cast<void*>(p) : nullptr;
 }
 
+// Built only when an allocation failed: the per-call path builds no strings.
+void check_alloc(CUresult r, const DeviceInfo& device, size_t bytes) {
+  if (r != CUDA_SUCCESS)
+    check(r, "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on cuda:" + std::to_string(device.index));
+}
+
+void lend(Cache& c, void* p, int device, size_t size) {
+  if (c.spare_nodes.empty()) {
+    c.lent.emplace(p, std::make_pair(device, size));
+    return;
+  }
+  LentMap::node_type node = std::move(c.spare_nodes.back());
+  c.spare_nodes.pop_back();
+  node.key() = p;
+  node.mapped() = {device, size};
+  c.lent.insert(std::move(node));
+}
+
 }  // namespace
 
 void* cache_alloc(const DeviceInfo& device, size_t bytes, CUstream stream) {
-  const std::string what =
-      "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on cuda:" + std::to_string(device.index);
-  CUresult r;
+  CUresult r = CUDA_SUCCESS;
   if (bytes > kMaxCachedBlock || capturing(stream)) {
     void* p = pool_alloc(bytes, stream, r);
-    check(r, what);
+    check_alloc(r, device, bytes);
     return p;
   }
   Cache& c = cache();
@@ -84,9 +105,9 @@ void* cache_alloc(const DeviceInfo& device, size_t bytes, CUstream stream) {
       free_kept(c, device.index, stream, true);
       p = pool_alloc(size, stream, r);
     }
-    check(r, what);
+    check_alloc(r, device, size);
   }
-  c.lent.emplace(p, std::make_pair(device.index, size));
+  lend(c, p, device.index, size);
   return p;
 }
 
@@ -97,7 +118,7 @@ void cache_free(const DeviceInfo& device, void* ptr, CUstream stream) {
     auto it = c.lent.find(ptr);
     if (it != c.lent.end()) {
       const size_t size = it->second.second;
-      c.lent.erase(it);
+      c.spare_nodes.push_back(c.lent.extract(it));
       if (!capturing(stream)) {
         c.kept[{device.index, stream, size}].push_back(ptr);
         return;

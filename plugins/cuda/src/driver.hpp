@@ -40,6 +40,7 @@ namespace tileops::cuda {
   X(cuModuleLoadData)                                                                        \
   X(cuModuleGetFunction)                                                                     \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                             \
+  X(cuOccupancyMaxActiveClusters)                                                            \
   X(cuFuncGetAttribute)                                                                      \
   X(cuFuncSetAttribute)                                                                      \
   X(cuStreamIsCapturing)                                                                     \

@@ -2,6 +2,41 @@
 #include "ops/common.hpp"
 
 namespace tileops::cuda {
+namespace {
+
+// cuLaunchKernelEx's description of `s`: its cluster (when more than one CTA) and, with
+// `dependent`, programmatic serialization, written into `attrs` (room for two).
+CUlaunchConfig launch_config(const LaunchShape& s, CUstream stream, bool dependent, CUlaunchAttribute* attrs) {
+  unsigned n = 0;
+  if (s.cluster > 1) {
+    attrs[n] = {};
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.clusterDim.x = s.cluster;
+    attrs[n].value.clusterDim.y = 1;
+    attrs[n].value.clusterDim.z = 1;
+    ++n;
+  }
+  if (dependent) {
+    attrs[n] = {};
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[n].value.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
+  CUlaunchConfig config{};
+  config.gridDimX = s.grid[0];
+  config.gridDimY = s.grid[1];
+  config.gridDimZ = s.grid[2];
+  config.blockDimX = s.block[0];
+  config.blockDimY = s.block[1];
+  config.blockDimZ = s.block[2];
+  config.sharedMemBytes = s.smem;
+  config.hStream = stream;
+  config.attrs = attrs;
+  config.numAttrs = n;
+  return config;
+}
+
+}  // namespace
 
 void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params) {
   const Driver& d = driver();
@@ -11,36 +46,14 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
     r = d.cuLaunchKernel(f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.smem,
                          static_cast<CUstream>(stream), args, nullptr);
   } else {
-    CUlaunchAttribute attrs[2] = {};
-    unsigned n = 0;
-    if (s.cluster > 1) {
-      attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attrs[n].value.clusterDim.x = s.cluster;
-      attrs[n].value.clusterDim.y = 1;
-      attrs[n].value.clusterDim.z = 1;
-      ++n;
-    }
-    if (s.dependent) {
-      attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attrs[n].value.programmaticStreamSerializationAllowed = 1;
-      ++n;
-    }
-    CUlaunchConfig config{};
-    config.gridDimX = s.grid[0];
-    config.gridDimY = s.grid[1];
-    config.gridDimZ = s.grid[2];
-    config.blockDimX = s.block[0];
-    config.blockDimY = s.block[1];
-    config.blockDimZ = s.block[2];
-    config.sharedMemBytes = s.smem;
-    config.hStream = static_cast<CUstream>(stream);
-    config.attrs = attrs;
-    config.numAttrs = n;
+    CUlaunchAttribute attrs[2];
+    CUlaunchConfig config = launch_config(s, static_cast<CUstream>(stream), s.dependent, attrs);
     r = d.cuLaunchKernelEx(&config, f, args, nullptr);
     if (r == CUDA_ERROR_NOT_SUPPORTED && s.dependent) {
       // A driver or stream that cannot overlap kernels: the plain stream order is just as
-      // correct (pdl_wait() then returns at once), only later.
-      config.numAttrs = n - 1;
+      // correct (pdl_wait() then returns at once), only later. The serialization
+      // attribute is the last one.
+      config.numAttrs -= 1;
       r = d.cuLaunchKernelEx(&config, f, args, nullptr);
     }
   }
@@ -50,6 +63,14 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
 int occupancy(CUfunction f, int block) {
   int n = 0;
   check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, block, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return n > 0 ? n : 1;
+}
+
+int resident_clusters(CUfunction f, const LaunchShape& s) {
+  CUlaunchAttribute attrs[2];
+  const CUlaunchConfig config = launch_config(s, nullptr, false, attrs);
+  int n = 0;
+  check(driver().cuOccupancyMaxActiveClusters(&n, f, &config), "cuOccupancyMaxActiveClusters");
   return n > 0 ? n : 1;
 }
 

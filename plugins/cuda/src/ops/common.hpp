@@ -111,6 +111,8 @@ void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* pa
 
 // How many CTAs of `block` threads of `f` an SM holds at once (at least 1).
 int occupancy(CUfunction f, int block);
+// How many clusters of `f` launched as `shape` the GPU holds at once (at least 1).
+int resident_clusters(CUfunction f, const LaunchShape& shape);
 // Lets `f` use all the shared memory one CTA may opt into (the dynamic part is sized
 // per launch).
 void allow_max_smem(CUfunction f, const DeviceInfo& device);

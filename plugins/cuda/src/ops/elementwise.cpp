@@ -11,8 +11,12 @@ namespace tileops::cuda {
 namespace {
 
 enum Act { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
-constexpr int kThreads = 256;
-constexpr int kUnroll = 4;
+// Threads a CTA and vectors in flight a thread, per kernel: the fastest of a sweep on
+// the H200 (docs/perf/cuda-kernels-h200.md, "Elementwise tiling").
+struct Tiling {
+  int threads, unroll;
+};
+constexpr Tiling kUnaryTiling{256, 8}, kGatedTiling{256, 2}, kBinaryTiling{128, 4};
 constexpr int64_t kMaxVectors = int64_t(1) << 31;  // the kernels' 32-bit fast division
 
 // GELU's form from the `approximate` param.
@@ -35,13 +39,13 @@ void require_arch(const Call& call) {
 // turn out misaligned at launch.
 class VectorKernel : public CudaKernel {
  public:
-  VectorKernel(const DeviceInfo& device, const std::vector<ProgramSpec>& programs, Elem elem, int vec)
-      : CudaKernel(device, "{\"kernel\": \"" + programs[0].kernels[0] + "\"}"), elem_(elem), vec_(vec) {
+  VectorKernel(const DeviceInfo& device, const std::vector<ProgramSpec>& programs, Elem elem, int vec, Tiling tiling)
+      : CudaKernel(device, "{\"kernel\": \"" + programs[0].kernels[0] + "\"}"), elem_(elem), vec_(vec), tiling_(tiling) {
     const auto modules = load_programs(device, programs);
     primary_ = modules[0]->functions[0];
     fallback_ = modules[1]->functions[0];
-    primary_per_sm_ = occupancy(primary_, kThreads) * kWaves;
-    fallback_per_sm_ = occupancy(fallback_, kThreads) * kWaves;
+    primary_per_sm_ = occupancy(primary_, tiling.threads) * kWaves;
+    fallback_per_sm_ = occupancy(fallback_, tiling.threads) * kWaves;
   }
 
  protected:
@@ -54,13 +58,15 @@ class VectorKernel : public CudaKernel {
   CUfunction function(int v) const { return v == vec_ ? primary_ : fallback_; }
   LaunchShape grid(int64_t vectors, int v) const {
     LaunchShape s;
-    s.grid[0] = grid_for(vectors, kThreads * kUnroll, device_, v == vec_ ? primary_per_sm_ : fallback_per_sm_);
-    s.block[0] = kThreads;
+    s.grid[0] = grid_for(vectors, int64_t(tiling_.threads) * tiling_.unroll, device_,
+                         v == vec_ ? primary_per_sm_ : fallback_per_sm_);
+    s.block[0] = unsigned(tiling_.threads);
     return s;
   }
 
   Elem elem_;
   int vec_;
+  Tiling tiling_;
 
  private:
   CUfunction primary_ = nullptr, fallback_ = nullptr;
@@ -75,7 +81,7 @@ struct UnaryPlan {
   int vec;
   ProgramSpec program(int v) const {
     return {"elementwise", {instance("unary", {cuda_type(elem), std::to_string(int(act)), std::to_string(v),
-                                               std::to_string(kUnroll)})}};
+                                               std::to_string(kUnaryTiling.unroll)})}};
   }
 };
 
@@ -92,7 +98,7 @@ UnaryPlan unary_plan(const Call& call) {
 class UnaryKernel final : public VectorKernel {
  public:
   UnaryKernel(const DeviceInfo& device, const UnaryPlan& p)
-      : VectorKernel(device, {p.program(p.vec), p.program(1)}, p.elem, p.vec) {}
+      : VectorKernel(device, {p.program(p.vec), p.program(1)}, p.elem, p.vec, kUnaryTiling) {}
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     tileops_cuda::UnaryParams p{a.inputs[0]->data, a.outputs[0]->data, numel(shape_of(*a.inputs[0]))};
@@ -118,7 +124,8 @@ struct GatedPlan {
   Act act;
   int vec;
   ProgramSpec program(int v) const {
-    return {"elementwise", {instance("gated", {cuda_type(elem), std::to_string(int(act)), std::to_string(v), "2"})}};
+    return {"elementwise", {instance("gated", {cuda_type(elem), std::to_string(int(act)), std::to_string(v),
+                                               std::to_string(kGatedTiling.unroll)})}};
   }
 };
 
@@ -139,7 +146,7 @@ GatedPlan gated_plan(const Call& call) {
 class GatedKernel final : public VectorKernel {
  public:
   GatedKernel(const DeviceInfo& device, const GatedPlan& p)
-      : VectorKernel(device, {p.program(p.vec), p.program(1)}, p.elem, p.vec) {}
+      : VectorKernel(device, {p.program(p.vec), p.program(1)}, p.elem, p.vec, kGatedTiling) {}
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     const auto x = shape_of(*a.inputs[0]);
@@ -229,7 +236,7 @@ struct BinaryPlan {
     if (!two_d) return {{"elementwise", {instance("binary_nd", {cuda_type(elem), std::to_string(int(op))})}}};
     auto at = [&](int v) -> ProgramSpec {
       return {"elementwise", {instance("binary", {cuda_type(elem), std::to_string(int(op)), std::to_string(v),
-                                                  std::to_string(kUnroll)})}};
+                                                  std::to_string(kUnaryTiling.unroll)})}};
     };
     return {at(vec), at(1)};
   }
@@ -263,7 +270,7 @@ class BinaryKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"), plan_(plan) {
     for (const Module* m : load_programs(device, plan.programs())) {
       functions_.push_back(m->functions[0]);
-      per_sm_.push_back(occupancy(functions_.back(), kThreads) * kWaves);
+      per_sm_.push_back(occupancy(functions_.back(), kBinaryTiling.threads) * kWaves);
     }
   }
   void launch(const sdk::LaunchArgs& a) override {
@@ -276,7 +283,7 @@ class BinaryKernel final : public CudaKernel {
     p.alpha = float(plan_.alpha);
     p.alpha_int = static_cast<long long>(plan_.alpha);
     LaunchShape s;
-    s.block[0] = kThreads;
+    s.block[0] = unsigned(kBinaryTiling.threads);
     if (!plan_.two_d) {
       p.ndim = int(l.shape.size());
       p.rows = 1;
@@ -286,7 +293,7 @@ class BinaryKernel final : public CudaKernel {
         p.a_stride[i] = l.a_stride[i];
         p.b_stride[i] = l.b_stride[i];
       }
-      s.grid[0] = grid_for(p.cols, kThreads, device_, per_sm_[0]);
+      s.grid[0] = grid_for(p.cols, kBinaryTiling.threads, device_, per_sm_[0]);
       cuda::launch(functions_[0], s, a.stream, &p);
       return;
     }
@@ -300,7 +307,8 @@ class BinaryKernel final : public CudaKernel {
     const bool ok = aligned(p.a, align) && aligned(p.b, align) && aligned(p.y, align);
     const int v = ok ? plan_.vec : 1;
     p.cols_vec = make_fast_div(uint32_t(l.cols / v));
-    s.grid[0] = grid_for(l.rows * (l.cols / v), kThreads * kUnroll, device_, per_sm_[ok ? 0 : 1]);
+    s.grid[0] = grid_for(l.rows * (l.cols / v), int64_t(kBinaryTiling.threads) * kBinaryTiling.unroll, device_,
+                         per_sm_[ok ? 0 : 1]);
     cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
   }
 

@@ -92,6 +92,7 @@ class NormKernel final : public CudaKernel {
         primary_(modules[0]->functions[0]),
         fallback_(modules[1]->functions[0]) {
     if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
+    plan_.primary.fit_to(primary_);
   }
 
   void launch(const sdk::LaunchArgs& a) override {

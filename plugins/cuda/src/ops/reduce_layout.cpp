@@ -81,7 +81,7 @@ int splits_for(const ReduceLayout& l, int vec, int sm_count) {
     return 1;
   }
   if (ctas >= enough) return 1;
-  const int64_t wanted = ceil_div(2 * enough, ctas);
+  const int64_t wanted = ceil_div(4 * enough, ctas);  // about 8 CTAs an SM: loads in flight hide latency
   return int(clamp(wanted < most ? wanted : most, 1, 65535));
 }
 

@@ -12,9 +12,8 @@ constexpr int kMaxBlockThreads = 512;
 constexpr int kClusterThreads = 256;
 constexpr int kMaxCluster = 8;  // the portable cluster size
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
-// kSmem: slices of at most this many bytes let three CTAs share an SM's 228 KB, so one
-// CTA's bulk copy overlaps another's passes; longer rows take bigger slices, up to
-// what one CTA may use less what the kernels declare statically.
+// kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up
+// to what one CTA may use less what the kernels declare statically.
 constexpr int64_t kSliceTarget = 64 << 10;
 constexpr int64_t kStaticSmemReserve = 1 << 10;
 constexpr int64_t kH100SmemBudget = 227 << 10;  // the opt-in limit of sm_90 parts
@@ -32,16 +31,38 @@ RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   return p;
 }
 
+// kSmem with one stage: slices of at most kSliceTarget bytes let three CTAs share an
+// SM, so one CTA's bulk copy overlaps another's passes. With more rows than a wave of
+// clusters, each cluster sweeps rows through two buffers of kSweepSliceTarget.
+constexpr int64_t kSweepSliceTarget = 32 << 10;
+
+int cluster_for(int64_t nvec, int64_t slice_target) {
+  return int(clamp(pow2_ceil(ceil_div(nvec * 16, slice_target)), 1, kMaxCluster));
+}
+
 // The row in the shared memory of a cluster, or the loop form when it does not fit.
 RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
   p.form = RowPlan::kSmem;
   p.vec = vec;
-  p.tpr = kClusterThreads;
-  p.cluster = int(clamp(pow2_ceil(ceil_div(nvec * 16, kSliceTarget)), 1, kMaxCluster));
+  p.tpr = kClusterThreads;  // 512 measured 15-20% slower on the H200
+  p.cluster = cluster_for(nvec, kSliceTarget);
   while (p.cluster < kMaxCluster && c.rows * p.cluster < 2 * int64_t(c.sm_count)) p.cluster *= 2;  // few rows
+  const int64_t room = c.smem_budget - kStaticSmemReserve;
+  if (c.rows * p.cluster > 4 * int64_t(c.sm_count)) {  // waves of clusters: sweep instead
+    // Only while two slices leave room for three CTAs an SM: fewer CTAs lose more to
+    // each one's passes and barriers than the second buffer gains.
+    const int cluster = cluster_for(nvec, kSweepSliceTarget);
+    const int64_t slice = ceil_div(nvec, cluster) * 16;
+    if (slice <= kSweepSliceTarget) {
+      p.cluster = cluster;
+      p.stages = 2;
+      p.slice_bytes = int(slice);
+      return p;
+    }
+  }
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
-  if (slice > c.smem_budget - kStaticSmemReserve) return loop_plan(nvec, vec, c);
+  if (slice > room) return loop_plan(nvec, vec, c);
   p.slice_bytes = int(slice);
   return p;
 }
@@ -57,7 +78,7 @@ std::string RowPlan::template_args() const {
     case kReg:
       return std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(tpr) + ", " +
              std::to_string(rpc) + ", " + std::to_string(cluster);
-    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster);
+    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster) + ", " + std::to_string(stages);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
   }
   return "";
@@ -66,16 +87,23 @@ std::string RowPlan::template_args() const {
 std::string RowPlan::describe() const {
   // The slice size follows from the row length, which identities name separately.
   return kernel("").substr(1) + " v" + std::to_string(vec) + " i" + std::to_string(items) + " t" +
-         std::to_string(tpr) + " r" + std::to_string(rpc) + " c" + std::to_string(cluster);
+         std::to_string(tpr) + " r" + std::to_string(rpc) + " c" + std::to_string(cluster) +
+         (stages > 1 ? " s" + std::to_string(stages) : "");
 }
 
 LaunchShape RowPlan::shape(int64_t rows) const {
   LaunchShape s;
-  s.grid[0] = unsigned(ceil_div(rows, rpc) * cluster);
+  int64_t groups = ceil_div(rows, rpc);
+  if (stages > 1 && resident > 0 && groups > resident) groups = resident;
+  s.grid[0] = unsigned(groups * cluster);
   s.block[0] = unsigned(tpr * rpc);
   s.cluster = unsigned(cluster);
-  s.smem = unsigned(slice_bytes);
+  s.smem = unsigned(slice_bytes * stages);
   return s;
+}
+
+void RowPlan::fit_to(CUfunction f) {
+  if (form == kSmem && stages > 1) resident = resident_clusters(f, shape(1));
 }
 
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {

@@ -15,7 +15,12 @@ struct RowPlan {
   int tpr = 32;         // threads per row (per CTA of a cluster)
   int rpc = 1;          // rows per CTA
   int cluster = 1;      // CTAs per row
-  int slice_bytes = 0;  // kSmem: the dynamic shared memory of a CTA
+  int slice_bytes = 0;  // kSmem: a CTA's share of a row
+  // kSmem: slice buffers per CTA. 2: each cluster sweeps rows, loading the next while it
+  // works on this one (the grid is then the clusters the GPU holds at once, `resident`,
+  // which the kernel sets from the occupancy of its function once it is loaded).
+  int stages = 1;
+  int resident = 0;
 
   // "<family>_reg", "<family>_smem" or "<family>_loop".
   std::string kernel(const char* family) const;
@@ -23,6 +28,8 @@ struct RowPlan {
   std::string template_args() const;
   std::string describe() const;  // "reg v8 i4 t256 r1 c1"
   LaunchShape shape(int64_t rows) const;
+  // Sets `resident` for the kernel `f` of this plan (kSmem with 2 stages; else nothing).
+  void fit_to(CUfunction f);
 };
 
 // What a row layout depends on besides the row: the device, how many rows there are,

@@ -122,6 +122,7 @@ class SoftmaxKernel final : public CudaKernel {
         fallback_(modules[1]->functions[0]) {
     if ((plan.rows && plan.primary.form == RowPlan::kSmem) || plan.strip_len > 0)
       allow_max_smem(primary_, device);
+    if (plan.rows) plan_.primary.fit_to(primary_);
   }
 
   void launch(const sdk::LaunchArgs& a) override {
