@@ -11,23 +11,28 @@ namespace tileops::detail {
 
 class PooledCallCheck {
  public:
-  PooledCallCheck() {
-    if (depth_ == pool_.size()) pool_.push_back(std::make_unique<manifest::CallCheck>());
-    check_ = pool_[depth_++].get();
+  PooledCallCheck() : pool_(&pool()) {
+    if (pool_->depth == pool_->checks.size()) pool_->checks.push_back(std::make_unique<manifest::CallCheck>());
+    check_ = pool_->checks[pool_->depth++].get();
   }
-  ~PooledCallCheck() { --depth_; }
+  ~PooledCallCheck() { --pool_->depth; }
   PooledCallCheck(const PooledCallCheck&) = delete;
   PooledCallCheck& operator=(const PooledCallCheck&) = delete;
 
   manifest::CallCheck& operator*() const { return *check_; }
 
  private:
-  static thread_local std::vector<std::unique_ptr<manifest::CallCheck>> pool_;
-  static thread_local size_t depth_;
+  struct Pool {
+    std::vector<std::unique_ptr<manifest::CallCheck>> checks;
+    size_t depth = 0;
+  };
+  // One thread-local lookup per call (each costs a __tls_get_addr in a shared library).
+  static Pool& pool() {
+    static thread_local Pool p;
+    return p;
+  }
+  Pool* pool_;
   manifest::CallCheck* check_;
 };
-
-inline thread_local std::vector<std::unique_ptr<manifest::CallCheck>> PooledCallCheck::pool_;
-inline thread_local size_t PooledCallCheck::depth_ = 0;
 
 }  // namespace tileops::detail

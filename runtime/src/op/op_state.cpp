@@ -249,7 +249,9 @@ void OpState::fill_outputs(const manifest::CallCheck& check, std::span<const Ten
 void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& check,
                      std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   const size_t n_in = spec_->inputs().size();
-  std::optional<Tensor> copies[kMaxTensors];  // contiguous copies of strided inputs
+  // Contiguous copies of strided inputs, made only when one is strided: an array of
+  // optional tensors here would be zeroed (3 KB) on every call.
+  std::vector<Tensor> copies;
   tileops_tensor in_views[kMaxTensors];
   const tileops_tensor* in_ptrs[kMaxTensors] = {};
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -258,8 +260,10 @@ void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& chec
     if (!t->is_contiguous()) {
       // A written input reaches the kernel as the caller passed it, unless the spec
       // declares it contiguous; every other input is made contiguous.
-      if (!signature_->input_written(i))
-        t = &copies[i].emplace(t->contiguous());
+      if (!signature_->input_written(i)) {
+        copies.reserve(inputs.size());  // once: the pointers taken below stay valid
+        t = &copies.emplace_back(t->contiguous());
+      }
       else if (signature_->input_contiguous(i))
         throw ValueError(name_ + ": input '" + spec_->inputs()[i].name +
                          "' is written in place and must be contiguous");

@@ -1,0 +1,94 @@
+// How row kernels (norms, softmax along the last dim) lay rows out: the register,
+// cluster, shared-memory (one stage or a two-stage sweep) and loop forms, chosen from
+// the row length, the row count and the device, without a GPU.
+#include "ops/rows.hpp"
+
+#include <doctest/doctest.h>
+
+namespace cuda = tileops::cuda;
+
+namespace {
+
+constexpr int kSms = 132;
+constexpr int64_t kH200Smem = 227 << 10;  // the opt-in shared memory of one CTA
+constexpr int kBf16Vec = 8, kF32Vec = 4;  // elements in a 16-byte vector
+
+cuda::RowPlan hopper(int64_t cols, int vec, int64_t rows) {
+  return cuda::plan_rows(cols, vec, {90, rows, kSms, kH200Smem});
+}
+
+}  // namespace
+
+TEST_CASE("rows that fit one CTA's registers take the register form, several rows a CTA when short") {
+  const cuda::RowPlan short_rows = hopper(256, kBf16Vec, 4096);
+  CHECK(short_rows.form == cuda::RowPlan::kReg);
+  CHECK(short_rows.tpr == 8);
+  CHECK(short_rows.rpc == 16);
+  const cuda::RowPlan block = hopper(4096, kBf16Vec, 1);
+  CHECK(block.form == cuda::RowPlan::kReg);
+  CHECK(block.tpr == 128);
+  CHECK(block.rpc == 1);
+  CHECK(block.cluster == 1);
+  CHECK(block.describe() == "reg v8 i4 t128 r1 c1");
+}
+
+TEST_CASE("rows past one CTA's registers spread over a cluster on sm_90, and loop before it") {
+  const cuda::RowPlan cluster = hopper(32768, kBf16Vec, 2048);
+  CHECK(cluster.form == cuda::RowPlan::kReg);
+  CHECK(cluster.tpr == 256);
+  CHECK(cluster.cluster == 4);
+  CHECK(cluster.shape(2048).grid[0] == 2048 * 4);
+  CHECK(cluster.shape(2048).cluster == 4);
+  const cuda::RowPlan ampere = cuda::plan_rows(32768, kBf16Vec, {80, 2048, 108, 163 << 10});
+  CHECK(ampere.form == cuda::RowPlan::kLoop);
+  CHECK(ampere.cluster == 1);
+}
+
+TEST_CASE("few vocabulary rows: one row per cluster of 8 in shared memory, one stage") {
+  const cuda::RowPlan p = hopper(128256, kBf16Vec, 64);  // [64, 128256] bf16: 256 KB rows
+  CHECK(p.form == cuda::RowPlan::kSmem);
+  CHECK(p.cluster == 8);
+  CHECK(p.stages == 1);
+  CHECK(p.slice_bytes == 2004 * 16);
+  const cuda::LaunchShape s = p.shape(64);
+  CHECK(s.grid[0] == 64 * 8);
+  CHECK(s.smem == unsigned(2004 * 16));
+  CHECK(p.template_args() == "256, 8, 1");
+}
+
+TEST_CASE("many long rows: clusters sweep them through two stages while a slice fits 32 KB") {
+  cuda::RowPlan p = hopper(128256, kBf16Vec, 2048);  // [2048, 128256] bf16
+  CHECK(p.form == cuda::RowPlan::kSmem);
+  CHECK(p.cluster == 8);
+  CHECK(p.stages == 2);
+  CHECK(p.slice_bytes == 2004 * 16);
+  CHECK(p.describe() == "smem v8 i1 t256 r1 c8 s2");
+  CHECK(p.template_args() == "256, 8, 2");
+  // Before the kernel is loaded nothing caps the grid; after, the resident clusters do.
+  CHECK(p.shape(2048).grid[0] == 2048 * 8);
+  p.resident = 40;
+  const cuda::LaunchShape s = p.shape(2048);
+  CHECK(s.grid[0] == 40 * 8);
+  CHECK(s.smem == unsigned(2 * 2004 * 16));
+  CHECK(p.shape(16).grid[0] == 16 * 8);  // fewer rows than resident clusters: a row each
+}
+
+TEST_CASE("many rows whose slices pass 32 KB stay on one stage (three CTAs an SM)") {
+  const cuda::RowPlan fp32 = hopper(128256, kF32Vec, 2048);  // 513 KB rows
+  CHECK(fp32.form == cuda::RowPlan::kSmem);
+  CHECK(fp32.stages == 1);
+  CHECK(fp32.cluster == 8);
+  CHECK(fp32.slice_bytes == 4008 * 16);
+  const cuda::RowPlan group = hopper(16 * 128 * 128, kBf16Vec, 8 * 32);  // GroupNorm [8, 512, 128, 128], 32 groups
+  CHECK(group.form == cuda::RowPlan::kSmem);
+  CHECK(group.stages == 1);
+}
+
+TEST_CASE("rows too long for a cluster's shared memory, or misaligned, take the loop form") {
+  const cuda::RowPlan vae = hopper(8 * 512 * 512, kBf16Vec, 32);  // GroupNorm VAE: 4 MB groups
+  CHECK(vae.form == cuda::RowPlan::kLoop);
+  CHECK(vae.cluster == 8);
+  const cuda::RowPlan scalar = cuda::fallback_rows(128256, {90, 64, kSms, kH200Smem});
+  CHECK(scalar.form == cuda::RowPlan::kLoop);
+  CHECK(scalar.vec == 1);
+}
