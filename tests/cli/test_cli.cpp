@@ -205,6 +205,12 @@ TEST_CASE("tileops targets [OP] --json") {
   CHECK(none.out == "no targets serve SwiGLUMLPFwdOp\n");
 }
 
+TEST_CASE("tileops targets of an op the manifest does not name fails and says so") {
+  const auto r = tileops("targets RMSNormFwdOpp");
+  CHECK(r.status != 0);
+  CHECK(r.out == "ValueError: unknown op 'RMSNormFwdOpp'; did you mean RMSNormFwdOp, GroupNormFwdOp, BmmFwdOp?\n");
+}
+
 // ---- doctor ----------------------------------------------------------------------------
 
 TEST_CASE("tileops doctor: the plugin directories in search order, what loaded, ABI 1.0") {
