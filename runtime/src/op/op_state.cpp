@@ -48,10 +48,12 @@ struct OpState::Described {
 OpState::OpState(std::string_view name, const Params& params, Target target)
     : name_(name),
       spec_(&find_spec(name)),
+      inputs_(spec_->inputs()),
+      outputs_(spec_->outputs()),
       signature_(spec_->bind(params)),
       requested_(std::move(target)),
       in_tree_(name_, installed_kernel_types(name_)) {
-  if (spec_->inputs().size() > kMaxTensors || spec_->outputs().size() > kMaxTensors)
+  if (inputs_.size() > kMaxTensors || outputs_.size() > kMaxTensors)
     throw ValueError(name_ + ": more than " + std::to_string(kMaxTensors) +
                      " inputs or outputs are not supported");
   const auto values = signature_->params();
@@ -79,15 +81,15 @@ Target OpState::target() const {
 
 void OpState::describe_call(std::span<const Tensor> inputs, std::span<Tensor> outputs,
                        Described& d) const {
-  const size_t n_in = spec_->inputs().size();
+  const size_t n_in = inputs_.size();
   if (inputs.size() > n_in) {
     std::vector<std::string> names;
-    for (const auto& t : spec_->inputs()) names.push_back(t.name);
+    for (const auto& t : inputs_) names.push_back(t.name);
     throw ValueError(name_ + " takes " + std::to_string(n_in) + " inputs (" + join(names) +
                      "), got " + std::to_string(inputs.size()));
   }
-  if (outputs.size() != spec_->outputs().size())
-    throw ValueError(name_ + " has " + std::to_string(spec_->outputs().size()) +
+  if (outputs.size() != outputs_.size())
+    throw ValueError(name_ + " has " + std::to_string(outputs_.size()) +
                      " outputs, got " + std::to_string(outputs.size()) + " output slots");
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].defined()) d.in_ptrs[i] = &d.in[i].emplace(inputs[i].desc());
@@ -101,7 +103,7 @@ void OpState::describe_call(std::span<const Tensor> inputs, std::span<Tensor> ou
 void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   Described d;
   describe_call(inputs, outputs, d);
-  const size_t n_in = spec_->inputs().size();
+  const size_t n_in = inputs_.size();
   const DescList in(d.in_ptrs, n_in);
   PooledCallCheck pooled;
   manifest::CallCheck& check = *pooled;
@@ -222,7 +224,7 @@ void OpState::tune(const KernelHandle& kernel, const Device& device) {
 
 bool OpState::writes_nothing(const manifest::CallCheck& check,
                              std::span<const Tensor> inputs) const {
-  for (size_t j = 0; j < spec_->outputs().size(); ++j)
+  for (size_t j = 0; j < outputs_.size(); ++j)
     if (numel(view(check.outputs()[j].shape)) != 0) return false;
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].defined() && signature_->input_written(i) && inputs[i].numel() != 0)
@@ -233,7 +235,7 @@ bool OpState::writes_nothing(const manifest::CallCheck& check,
 void OpState::fill_outputs(const manifest::CallCheck& check, std::span<const Tensor> inputs,
                            std::span<Tensor> outputs) const {
   for (size_t j = 0; j < outputs.size(); ++j) {
-    const auto& spec = spec_->outputs()[j];
+    const auto& spec = outputs_[j];
     if (spec.alias >= 0) {
       outputs[j] = inputs[size_t(spec.alias)];
     } else if (outputs[j].defined()) {
@@ -248,7 +250,7 @@ void OpState::fill_outputs(const manifest::CallCheck& check, std::span<const Ten
 
 void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& check,
                      std::span<const Tensor> inputs, std::span<Tensor> outputs) {
-  const size_t n_in = spec_->inputs().size();
+  const size_t n_in = inputs_.size();
   // Contiguous copies of strided inputs, made only when one is strided: an array of
   // optional tensors here would be zeroed (3 KB) on every call.
   std::vector<Tensor> copies;
@@ -265,7 +267,7 @@ void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& chec
         t = &copies.emplace_back(t->contiguous());
       }
       else if (signature_->input_contiguous(i))
-        throw ValueError(name_ + ": input '" + spec_->inputs()[i].name +
+        throw ValueError(name_ + ": input '" + inputs_[i].name +
                          "' is written in place and must be contiguous");
     }
     in_ptrs[i] = &(in_views[i] = tensor_view(*t));
@@ -303,10 +305,10 @@ std::string OpState::kernel_config() const {
 Roofline OpState::roofline(std::span<const Tensor> inputs) const {
   Described d;
   Tensor no_outputs[kMaxTensors];
-  describe_call(inputs, std::span<Tensor>(no_outputs, spec_->outputs().size()), d);
+  describe_call(inputs, std::span<Tensor>(no_outputs, outputs_.size()), d);
   PooledCallCheck pooled;
   manifest::CallCheck& check = *pooled;
-  signature_->check(DescList(d.in_ptrs, spec_->inputs().size()), DescList(), check);
+  signature_->check(DescList(d.in_ptrs, inputs_.size()), DescList(), check);
   auto r = signature_->roofline(check);
   return {r.flops, r.bytes};
 }

@@ -59,6 +59,9 @@ class OpState {
 
   std::string name_;
   const manifest::OpSpec* spec_;
+  // The spec's tensors, held here: the per-call path reads them several times, and the
+  // spec's accessors are calls into the manifest library.
+  std::span<const manifest::TensorSpec> inputs_, outputs_;
   std::shared_ptr<const manifest::BoundSignature> signature_;
   Target requested_;
   std::vector<std::string> param_names_;
