@@ -6,6 +6,7 @@
 // word by word: no key object is built, nothing is allocated on a hit.
 #include <tileops/shape.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -30,21 +31,32 @@ class SignatureKey {
   std::vector<int64_t> words_;  // per input: packed dtype (or kAbsent), ndim, dims...
 };
 
+// Lookups may run concurrently with each other (the owner's reader lock); insert and
+// clear run alone (its writer lock).
 template <class Value>
 class SignatureMap {
  public:
   Value* find(const Device& device, DescList inputs) {
+    // Calls mostly repeat the last signature: one comparison, no hash.
+    if (Entry* e = last_.load(std::memory_order_relaxed); e && e->first.matches(device, inputs)) return &e->second;
     auto it = buckets_.find(SignatureKey::hash(device, inputs));
     if (it == buckets_.end()) return nullptr;
-    for (auto& [key, value] : it->second)
-      if (key.matches(device, inputs)) return &value;
+    for (auto& entry : it->second)
+      if (entry.first.matches(device, inputs)) {
+        last_.store(&entry, std::memory_order_relaxed);
+        return &entry.second;
+      }
     return nullptr;
   }
   Value& insert(const Device& device, DescList inputs, Value value) {
+    last_.store(nullptr, std::memory_order_relaxed);  // the bucket may move its entries
     auto& bucket = buckets_[SignatureKey::hash(device, inputs)];
     return bucket.emplace_back(SignatureKey(device, inputs), std::move(value)).second;
   }
-  void clear() { buckets_.clear(); }
+  void clear() {
+    last_.store(nullptr, std::memory_order_relaxed);
+    buckets_.clear();
+  }
   bool empty() const { return buckets_.empty(); }
   template <class F>
   void for_each(F&& f) {
@@ -53,7 +65,9 @@ class SignatureMap {
   }
 
  private:
-  std::unordered_map<uint64_t, std::vector<std::pair<SignatureKey, Value>>> buckets_;
+  using Entry = std::pair<SignatureKey, Value>;
+  std::unordered_map<uint64_t, std::vector<Entry>> buckets_;
+  std::atomic<Entry*> last_{nullptr};  // the entry the last hit found
 };
 
 }  // namespace tileops::detail
