@@ -41,7 +41,8 @@ struct SliceStages {
       : base(smem), bytes(slice_bytes), bars(barriers) {
     if (threadIdx.x == 0) {
 #pragma unroll
-      for (int s = 0; s < STAGES; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bars + s)) : "memory");
+      for (int s = 0; s < STAGES; ++s)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bars + s)) : "memory");
       // Makes the initialised barriers visible to the copy engine (the async proxy).
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }

@@ -40,7 +40,10 @@ void require_arch(const Call& call) {
 class VectorKernel : public CudaKernel {
  public:
   VectorKernel(const DeviceInfo& device, const std::vector<ProgramSpec>& programs, Elem elem, int vec, Tiling tiling)
-      : CudaKernel(device, "{\"kernel\": \"" + programs[0].kernels[0] + "\"}"), elem_(elem), vec_(vec), tiling_(tiling) {
+      : CudaKernel(device, "{\"kernel\": \"" + programs[0].kernels[0] + "\"}"),
+        elem_(elem),
+        vec_(vec),
+        tiling_(tiling) {
     const auto modules = load_programs(device, programs);
     primary_ = modules[0]->functions[0];
     fallback_ = modules[1]->functions[0];
