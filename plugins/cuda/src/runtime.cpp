@@ -100,13 +100,8 @@ tileops_status copy_strided(void*, void* dst, const void* src, const tileops_dev
   return sdk::guard(err, [&] {
     const DeviceInfo& info = device_info(*device);
     make_current(info);
-    std::vector<int64_t> dst_strides(static_cast<size_t>(ndim));
-    int64_t run = 1;
-    for (int32_t i = ndim; i-- > 0;) {
-      dst_strides[size_t(i)] = run;
-      run *= shape[i];
-    }
-    copy_views(info, dst, dst_strides, src, {src_strides, size_t(ndim)}, {shape, size_t(ndim)}, itemsize, stream);
+    const std::span<const int64_t> dims(shape, size_t(ndim));
+    copy_views(info, dst, contiguous_strides(dims), src, {src_strides, size_t(ndim)}, dims, itemsize, stream);
   });
 }
 

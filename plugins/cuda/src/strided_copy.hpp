@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace tileops::cuda {
 
@@ -18,5 +19,7 @@ void copy_views(const DeviceInfo& device, void* dst, std::span<const int64_t> ds
 void preload_copy_kernel(const DeviceInfo& device, size_t itemsize);
 // True when `strides` are the contiguous strides of `shape` (size-1 dims ignored).
 bool is_contiguous(std::span<const int64_t> shape, std::span<const int64_t> strides);
+// The contiguous (row-major) strides of `shape`, in elements.
+std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);
 
 }  // namespace tileops::cuda

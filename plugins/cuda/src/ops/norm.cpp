@@ -89,6 +89,8 @@ class NormKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.program(plan.primary).kernels[0] + "\", \"rows\": \"" +
                                plan.primary.describe() + "\"}"),
         plan_(plan),
+        channel_size_(make_fast_div(uint32_t(plan.channel_size))),
+        groups_(make_fast_div(uint32_t(plan.groups))),
         primary_(modules[0]->functions[0]),
         fallback_(modules[1]->functions[0]) {
     if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
@@ -112,9 +114,9 @@ class NormKernel final : public CudaKernel {
     if (plan_.kind == kLayer || plan_.kind == kGroup)
       p.bias = a.inputs.size() > 2 && a.inputs[2] ? a.inputs[2]->data : nullptr;
     if (plan_.kind == kGroup) {
-      p.channel_size = make_fast_div(uint32_t(plan_.channel_size));
+      p.channel_size = channel_size_;
       p.channels_per_group = int(plan_.channels_per_group);
-      p.groups = make_fast_div(uint32_t(plan_.groups));
+      p.groups = groups_;
     }
     if (plan_.kind != kFusedAddRms) return run(p, a.stream);
     // The residual is written in place and may arrive strided: then the kernel works on a
@@ -127,7 +129,7 @@ class NormKernel final : public CudaKernel {
       p.residual = residual.data;
       run(p, a.stream);
     } else {
-      const std::vector<int64_t> packed = contiguous(shape);
+      const std::vector<int64_t> packed = contiguous_strides(shape);
       StreamBuffer scratch(size_t(numel(shape)) * itemsize, a.stream);
       copy_views(device_, scratch.get(), packed, residual.data, strides, shape, itemsize, a.stream);
       p.residual = scratch.get();
@@ -138,7 +140,7 @@ class NormKernel final : public CudaKernel {
     const tileops_tensor& out = *a.outputs[1];
     if (out.data != residual.data) {
       const std::span<const int64_t> out_strides(out.strides, out.strides ? shape.size() : 0);
-      const std::vector<int64_t> packed = contiguous(shape);
+      const std::vector<int64_t> packed = contiguous_strides(shape);
       copy_views(device_, out.data, out_strides.empty() ? std::span<const int64_t>(packed) : out_strides,
                  residual.data, strides.empty() ? std::span<const int64_t>(packed) : strides, shape, itemsize,
                  a.stream);
@@ -146,16 +148,6 @@ class NormKernel final : public CudaKernel {
   }
 
  private:
-  static std::vector<int64_t> contiguous(std::span<const int64_t> shape) {
-    std::vector<int64_t> s(shape.size());
-    int64_t stride = 1;
-    for (size_t i = shape.size(); i-- > 0;) {
-      s[i] = stride;
-      stride *= shape[i];
-    }
-    return s;
-  }
-
   void run(const tileops_cuda::NormParams& p, void* stream) const {
     const size_t align = size_t(plan_.primary.vec) * size_of(plan_.elem);
     const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.residual, align) &&
@@ -165,6 +157,7 @@ class NormKernel final : public CudaKernel {
   }
 
   NormPlan plan_;
+  tileops_cuda::FastDiv channel_size_, groups_;  // GroupNorm's divisors, fixed by the plan
   CUfunction primary_, fallback_;
 };
 
