@@ -30,23 +30,21 @@ std::string utc_now() {
   return text;
 }
 
-// "x: bfloat16[64, 4096], weight: bfloat16[4096]" (omitted optional inputs left out).
-std::string inputs_text(const manifest::OpSpec& spec, const manifest::WorkloadCase& c) {
-  std::string out;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    if (c.inputs[i])
-      out += (out.empty() ? "" : ", ") + spec.inputs()[i].name + ": " + std::string(c.inputs[i]->dtype.name()) +
-             format_shape(view(c.inputs[i]->shape));
-  return out;
-}
-
-// The same inputs as data, null where an optional input is omitted.
+// A case's inputs as data, null where an optional input is omitted.
 std::vector<std::optional<InputShape>> input_shapes(const manifest::OpSpec& spec, const manifest::WorkloadCase& c) {
   std::vector<std::optional<InputShape>> out(c.inputs.size());
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (c.inputs[i])
       out[i] = InputShape{spec.inputs()[i].name, c.inputs[i]->dtype,
                           {c.inputs[i]->shape.begin(), c.inputs[i]->shape.end()}};
+  return out;
+}
+
+// "x: bfloat16[64, 4096], weight: bfloat16[4096]" (omitted optional inputs left out).
+std::string inputs_text(const std::vector<std::optional<InputShape>>& shapes) {
+  std::string out;
+  for (const auto& s : shapes)
+    if (s) out += (out.empty() ? "" : ", ") + s->name + ": " + std::string(s->dtype.name()) + format_shape(s->shape);
   return out;
 }
 
@@ -161,9 +159,9 @@ BenchResult run_bench(const RunOptions& o, const Progress& progress) {
     r.family = sel.spec->family();
     r.case_id = sel.workload.id;
     r.label = sel.workload.label;
-    r.inputs = inputs_text(*sel.spec, sel.workload);
     r.params = sel.workload.params;
     r.shapes = input_shapes(*sel.spec, sel.workload);
+    r.inputs = inputs_text(r.shapes);
     r.cost = case_cost(*sel.spec, sel.workload);
     if (info.roofs) r.floor = roofline_floor(r.cost, *info.roofs);
     if (info.max_bytes > 0 && r.cost.bytes > info.max_bytes) {
