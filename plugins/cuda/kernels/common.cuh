@@ -171,13 +171,17 @@ struct Vec {
 
 // How a load may be served. Read-only data (nothing writes it during the kernel) takes
 // the non-coherent path: kStream for data each thread reads once in whole 16-byte
-// pieces (not kept in L1: the line is used up by the one access), kCached for data read
-// again (weights, a RoPE cache row, narrow strided accesses whose line neighbours read
-// next). kCoherent is for memory the kernel also writes (the fused add's residual) and
-// stays ordered with the stores. kCachedInOrder is kCached kept in program order with
-// the stores around it, so the compiler cannot hoist a batch of such loads and hold all
-// their results in registers (a norm's weights, loaded vector by vector as they are used).
-enum LoadMode { kStream, kCached, kCoherent, kCachedInOrder };
+// pieces, kCached for data read again (weights, a RoPE cache row, narrow strided
+// accesses whose line neighbours read next). kStreamNoL1 is kStream with the line not
+// allocated in L1, which is faster only where the kernel reads and hardly writes (row
+// reductions: 3-14% on the H200) or keeps other data in L1 (RoPE's cache rows); where
+// a kernel streams a result out as well (elementwise, norms, softmax) it costs 1-6%
+// (docs/perf/cuda-kernels-h200.md, "Fourth round"). kCoherent is for memory the kernel
+// also writes (the fused add's residual) and stays ordered with the stores.
+// kCachedInOrder is kCached kept in program order with the stores around it, so the
+// compiler cannot hoist a batch of such loads and hold all their results in registers
+// (a norm's weights, loaded vector by vector as they are used).
+enum LoadMode { kStream, kStreamNoL1, kCached, kCoherent, kCachedInOrder };
 
 // A raw access of B bytes (1, 2, 4, 8, or a multiple of 16).
 template <int B, int MODE>
@@ -191,7 +195,7 @@ __device__ __forceinline__ void load_words(const void* p, u32* w) {
                      : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
                      : "l"(q)
                      : "memory");
-      else if constexpr (MODE == kStream)
+      else if constexpr (MODE == kStreamNoL1)
         asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
             : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
             : "l"(q));

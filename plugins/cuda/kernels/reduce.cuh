@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
     Vec<T, V> v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (base + u * TPR < end) v[u] = load<T, V>(x + (base + u * TPR) * V);
+      if (base + u * TPR < end) v[u] = load<T, V, kStreamNoL1>(x + (base + u * TPR) * V);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (base + u * TPR >= end) continue;
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
   if constexpr (ALIGNED) {
     constexpr int VV = 16 / int(sizeof(T));
     for (int i = int(threadIdx.x); i < n / VV; i += ROWS) {
-      const Vec<T, VV> v = load<T, VV>(x + i64(i) * VV);
+      const Vec<T, VV> v = load<T, VV, kStreamNoL1>(x + i64(i) * VV);
 #pragma unroll
       for (int w = 0; w < 4; ++w) stage_words[4 * i + w] = v.w[w];
     }
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
       Vec<T, V> v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        if (r0 + u * TY < end) v[u] = load<T, V>(x + (r0 + u * TY) * p.inner);
+        if (r0 + u * TY < end) v[u] = load<T, V, kStreamNoL1>(x + (r0 + u * TY) * p.inner);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         if (r0 + u * TY >= end) continue;

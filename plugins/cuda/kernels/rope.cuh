@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(256) rope(const RopeParams p) {
     const i64 head = (i64(t) * p.heads + h) * p.head_dim;
     if (u >= p.rot_units) {  // pass-through
       const i64 e = p.rot_dim + i64(u - p.rot_units) * V;
-      store<T, V>(y + head + e, load<T, V>(x + head + e));
+      store<T, V>(y + head + e, load<T, V, kStreamNoL1>(x + head + e));
       continue;
     }
     const i64 pos = i64(positions[t]);
@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(256) rope(const RopeParams p) {
     const float* sin = cos + p.rot_dim / 2;
     if constexpr (INTERLEAVED && V > 1) {
       const i64 e = i64(u) * V;  // elements e .. e + V: pairs e / 2 .. e / 2 + V / 2
-      const Vec<T, V> in = load<T, V>(x + head + e);
+      const Vec<T, V> in = load<T, V, kStreamNoL1>(x + head + e);
       float c[V / 2], s[V / 2];
       load_float<float, V / 2, kCached>(cos + e / 2, c);
       load_float<float, V / 2, kCached>(sin + e / 2, s);
@@ -53,8 +53,8 @@ __global__ void __launch_bounds__(256) rope(const RopeParams p) {
       const i64 i = i64(u) * V;
       const i64 i1 = INTERLEAVED ? 2 * i : i;
       const i64 i2 = INTERLEAVED ? 2 * i + 1 : i + p.rot_dim / 2;
-      const Vec<T, V> lo = load<T, V>(x + head + i1);
-      const Vec<T, V> hi = load<T, V>(x + head + i2);
+      const Vec<T, V> lo = load<T, V, kStreamNoL1>(x + head + i1);
+      const Vec<T, V> hi = load<T, V, kStreamNoL1>(x + head + i2);
       float c[V], s[V];
       load_float<float, V, kCached>(cos + i, c);
       load_float<float, V, kCached>(sin + i, s);

@@ -11,12 +11,13 @@ namespace tileops::cuda {
 namespace {
 
 enum Act { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
-// Threads a CTA and vectors in flight a thread, per kernel: the fastest of a sweep on
-// the H200 (docs/perf/cuda-kernels-h200.md, "Elementwise tiling").
+// Threads a CTA and vectors in flight a thread, per kernel: the fastest of the sweeps on
+// the H200 (docs/perf/cuda-kernels-h200.md: "Elementwise tiling" for gated and binary,
+// "Fourth round" for unary, swept again once its loads went through L1).
 struct Tiling {
   int threads, unroll;
 };
-constexpr Tiling kUnaryTiling{256, 8}, kGatedTiling{256, 2}, kBinaryTiling{128, 4};
+constexpr Tiling kUnaryTiling{128, 2}, kGatedTiling{256, 2}, kBinaryTiling{128, 4};
 constexpr int64_t kMaxVectors = int64_t(1) << 31;  // the kernels' 32-bit fast division
 
 // GELU's form from the `approximate` param.
