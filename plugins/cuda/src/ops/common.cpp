@@ -99,6 +99,16 @@ int64_t numel(std::span<const int64_t> shape) {
 
 std::span<const int64_t> shape_of(const tileops_tensor& t) { return {t.spec.shape, size_t(t.spec.ndim)}; }
 
+Axis split_at(std::span<const int64_t> shape, int64_t dim) {
+  Axis a;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (int64_t(i) < dim) a.outer *= shape[i];
+    if (int64_t(i) == dim) a.len = shape[i];
+    if (int64_t(i) > dim) a.inner *= shape[i];
+  }
+  return a;
+}
+
 std::string instance(const char* name, std::initializer_list<std::string> args) {
   std::string out = std::string("tileops_cuda::") + name + "<";
   bool first = true;

@@ -142,5 +142,10 @@ std::span<const int64_t> shape_of(const tileops_tensor& t);
 std::string instance(const char* name, std::initializer_list<std::string> args);
 // The normalised axis `dim` of a rank-`ndim` tensor (rank 0 accepts -1 and 0).
 int64_t normalize_axis(const Call& call, const char* param, int64_t dim, int64_t ndim);
+// A shape viewed as [outer, len, inner] around axis `dim` (softmax and cumsum walk len).
+struct Axis {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+Axis split_at(std::span<const int64_t> shape, int64_t dim);
 
 }  // namespace tileops::cuda

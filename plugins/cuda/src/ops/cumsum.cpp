@@ -20,19 +20,6 @@ constexpr int kColTx = 32, kColTy = 8, kColRows = 8;
 int col_vec(Elem e) { return int(8 / size_of(e)); }
 constexpr int kInitThreads = 256;
 
-struct Axis {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-Axis split_at(std::span<const int64_t> shape, int64_t dim) {
-  Axis a;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (int64_t(i) < dim) a.outer *= shape[i];
-    if (int64_t(i) == dim) a.len = shape[i];
-    if (int64_t(i) > dim) a.inner *= shape[i];
-  }
-  return a;
-}
-
 // Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
 size_t scan_status_bytes(int64_t tiles, int lanes, Elem e) {
   const size_t acc = e == Elem::i64 ? 8 : 4;

@@ -10,20 +10,6 @@ namespace {
 
 constexpr int kTx = 32, kTy = 8;  // softmax_col: threads across inner, down len
 
-// x viewed as [outer, len, inner] around the softmax axis.
-struct Axis {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-Axis split_at(std::span<const int64_t> shape, int64_t dim) {
-  Axis a;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (int64_t(i) < dim) a.outer *= shape[i];
-    if (int64_t(i) == dim) a.len = shape[i];
-    if (int64_t(i) > dim) a.inner *= shape[i];
-  }
-  return a;
-}
-
 // softmax_strip: strips of 64-byte rows, 256 threads; a CTA's rows fill about this much
 // shared memory (several CTAs an SM), less what the kernel declares statically.
 constexpr int64_t kStripRowBytes = 64;
