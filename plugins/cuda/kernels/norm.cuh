@@ -186,20 +186,12 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   __shared__ u64 bars[STAGES];
   __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SliceRange<CLUSTER> r(p.cols / V, g.rank);
-  const RowSweep rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, p.rows};
-  const SliceStages<STAGES> stages(slices, u32(r.count) * 16, bars);
-  const T* x = static_cast<const T*>(p.x) + r.begin * V;
-  if (threadIdx.x == 0 && r.count > 0)
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s)
-      if (rows.has(s)) stages.fill(s, x + rows.nth(s) * p.cols);
-  for (u32 n = 0; rows.has(n); ++n) {
-    const i64 row = rows.nth(n);
-    const int stage = int(n % STAGES);
-    const u32* slice = stages.at(stage);
+  const SlicedRows<T, CLUSTER, STAGES> sweep(p.x, p.cols, p.rows, g.rank, slices, bars);
+  const SliceRange<CLUSTER>& r = sweep.range;
+  for (u32 n = 0; sweep.rows.has(n); ++n) {
+    const i64 row = sweep.rows.nth(n);
     const float shift = row_shift<T, KIND>(p, row);
-    if (r.count > 0) stages.wait(stage, n / STAGES);
+    const u32* slice = sweep.slice(n);
     Sum2 acc = {0.f, 0.f};
     for (int i = int(g.lane); i < r.count; i += TPR) {
       const Vec<T, V> v = slice_vec<T, V>(slice, i);
@@ -216,10 +208,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
       affine.load(p, c0, e);
       affine.apply(p, slice_vec<T, V>(slice, i), mean, scale, y + e);
     }
-    if (rows.has(n + STAGES)) {
-      __syncthreads();  // the stage is free once every thread has read it
-      if (threadIdx.x == 0 && r.count > 0) stages.fill(stage, x + rows.nth(n + STAGES) * p.cols);
-    }
+    sweep.done(n);
   }
   g.finish();
 }

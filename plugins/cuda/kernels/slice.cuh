@@ -89,6 +89,47 @@ struct RowSweep {
   __device__ __forceinline__ bool has(u32 n) const { return nth(n) < rows; }
 };
 
+// A cluster's sweep over rows of `len` elements of T, each row held in shared memory:
+// this CTA's range of every row, the rows its cluster takes, and STAGES slices filled
+// ahead (the first STAGES rows from construction on). Every thread of the CTA
+// constructs it and calls slice(n) then done(n) for each row n in turn.
+template <class T, int CLUSTER, int STAGES>
+struct SlicedRows {
+  SliceRange<CLUSTER> range;
+  RowSweep rows;
+  SliceStages<STAGES> stages;
+  const T* src;  // this CTA's range of row 0
+  i64 len;
+
+  __device__ __forceinline__ SlicedRows(const void* x, i64 row_len, i64 row_count, u32 rank, u32* smem, u64* bars)
+      : range(row_len * i64(sizeof(T)) / 16, rank),
+        rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, row_count},
+        stages(smem, u32(range.count) * 16, bars),
+        src(static_cast<const T*>(x) + range.begin * (16 / i64(sizeof(T)))),
+        len(row_len) {
+    if (threadIdx.x == 0 && range.count > 0)
+#pragma unroll
+      for (int s = 0; s < STAGES; ++s)
+        if (rows.has(s)) stages.fill(s, src + rows.nth(s) * len);
+  }
+
+  // This CTA's slice of row n, once it has landed.
+  __device__ __forceinline__ const u32* slice(u32 n) const {
+    const int stage = int(n % STAGES);
+    if (range.count > 0) stages.wait(stage, n / STAGES);
+    return stages.at(stage);
+  }
+
+  // After the CTA's last read of row n's slice: its stage starts filling with row
+  // n + STAGES.
+  __device__ __forceinline__ void done(u32 n) const {
+    if (rows.has(n + STAGES)) {
+      __syncthreads();  // the stage is free once every thread has read it
+      if (threadIdx.x == 0 && range.count > 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len);
+    }
+  }
+};
+
 // Vector i of a slice in shared memory.
 template <class T, int V>
 __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {

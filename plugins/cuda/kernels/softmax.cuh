@@ -120,18 +120,10 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   __shared__ u64 bars[STAGES];
   __shared__ MaxSum buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SliceRange<CLUSTER> r(p.len / V, g.rank);
-  const RowSweep rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, p.outer};
-  const SliceStages<STAGES> stages(slices, u32(r.count) * 16, bars);
-  const T* x = static_cast<const T*>(p.x) + r.begin * V;
-  if (threadIdx.x == 0 && r.count > 0)
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s)
-      if (rows.has(s)) stages.fill(s, x + rows.nth(s) * p.len);
-  for (u32 n = 0; rows.has(n); ++n) {
-    const int stage = int(n % STAGES);
-    const u32* slice = stages.at(stage);
-    if (r.count > 0) stages.wait(stage, n / STAGES);
+  const SlicedRows<T, CLUSTER, STAGES> sweep(p.x, p.len, p.outer, g.rank, slices, bars);
+  const SliceRange<CLUSTER>& r = sweep.range;
+  for (u32 n = 0; sweep.rows.has(n); ++n) {
+    const u32* slice = sweep.slice(n);
     // The thread's own maximum first, then its sum against it: no rescaling per vector,
     // and the cluster still reduces once, combining (max, sum) pairs.
     float m = neg_inf();
@@ -150,7 +142,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
     const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
-    T* y = static_cast<T*>(p.y) + rows.nth(n) * p.len + r.begin * V;
+    T* y = static_cast<T*>(p.y) + sweep.rows.nth(n) * p.len + r.begin * V;
     for (int i = int(g.lane); i < r.count; i += TPR) {
       const Vec<T, V> v = slice_vec<T, V>(slice, i);
       float out[V];
@@ -158,10 +150,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), tot.m, inv_s, log_s);
       store_float<T, V>(y + i64(i) * V, out);
     }
-    if (rows.has(n + STAGES)) {
-      __syncthreads();  // the stage is free once every thread has read it
-      if (threadIdx.x == 0 && r.count > 0) stages.fill(stage, x + rows.nth(n + STAGES) * p.len);
-    }
+    sweep.done(n);
   }
   g.finish();
 }
