@@ -308,8 +308,17 @@ __global__ void __launch_bounds__(128) reduce_finalize(const ReduceParams p) {
   const R op;
   if (g.row >= p.outer) return;  // warp-uniform: no CTA-wide barrier follows
   const A* partial = static_cast<const A*>(p.partial) + g.row * p.splits;
+  // U partials a lane in flight: the ~1000 partials of an all-axes reduction are
+  // otherwise read one dependent round trip after another.
+  constexpr int U = 8;
   A acc = R::identity();
-  for (i64 s = g.lane; s < p.splits; s += 32) acc = op(acc, partial[s]);
+  for (i64 s = g.lane; s < p.splits; s += 32 * U) {
+    A v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = s + 32 * u < p.splits ? partial[s + 32 * u] : R::identity();
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc = op(acc, v[u]);
+  }
   acc = g.reduce(acc, op, static_cast<A*>(nullptr));
   if (g.lane == 0) R::write(static_cast<typename OutType<T, RED>::type*>(p.y), g.row, acc, p.scale);
 }
