@@ -11,6 +11,7 @@ packages=(
   libdlpack-dev                          # tensor exchange
   libcli11-dev                           # the tileops CLI
   libbenchmark-dev                       # microbenchmarks of the call path
+  python3                                # the bench's comparison scripts and their tests
 )
 missing=()
 for p in "${packages[@]}"; do

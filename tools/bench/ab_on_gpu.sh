@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A/B of two builds of the built-in CUDA plugin on a GPU machine, in one run: `tileops
+# bench` on the same cases with the candidate (the bundle's own build) and the base
+# (BASE_DIR) in turn, ROUNDS times each, so that the machine's drift and the noise
+# between sessions (~4% on the H200) fall on both alike; then ab_compare.py.
+#
+#   ab_on_gpu.sh BUNDLE_DIR BASE_DIR ROUNDS [tileops bench arguments...]
+#   e.g. ab_on_gpu.sh .bundle .bundle/base 2 GroupNormFwdOp --label sdxl-vae-dec-256ch
+#
+# BUNDLE_DIR: a bundle from ../shared/tools/device-bundle ("" when the environment is
+# already set). BASE_DIR: the base build's libtileops.so* and libtileops_builtin_cuda.so
+# (the runtime loads built-in plugins from beside itself), e.g. from the base commit:
+#   git stash && ninja -C build libtileops_builtin_cuda.so &&
+#   cp -a build/lib/libtileops.so* build/lib/libtileops_builtin_cuda.so BASE_DIR && git stash pop
+#
+# Writes to $OUT (default ./ab-gpu-results): gpu.txt, candidate-K.csv/.log and
+# base-K.csv/.log for each round K, and ab.md (ab_compare.py's table). Exits non-zero
+# when a run fails.
+set -uo pipefail
+
+here=$(dirname "$0")
+# shellcheck source=../../scripts/lib/gpu_run.sh
+source "$here/../../scripts/lib/gpu_run.sh"
+[ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
+bundle=$1 base=$2 rounds=$3
+shift 3
+gpu_run_setup "$bundle" "$PWD/ab-gpu-results"
+[ -f "$base/libtileops_builtin_cuda.so" ] || { echo "no libtileops_builtin_cuda.so in '$base'"; exit 2; }
+base=$(cd "$base" && pwd)
+
+for ((k = 1; k <= rounds; ++k)); do
+  gpu_step "candidate-$k" 600 tileops bench "$@" --csv "$out/candidate-$k.csv"
+  LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" gpu_step "base-$k" 600 tileops bench "$@" --csv "$out/base-$k.csv"
+done
+python3 "$here/ab_compare.py" "$out" | tee "$out/ab.md"
+exit $status
