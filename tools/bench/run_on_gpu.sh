@@ -9,8 +9,9 @@
 # Writes to $OUT (default ./bench-gpu-results): gpu.txt (board, driver, clocks),
 # h200.yaml (the profile with its calibration: copy it to manifest/profiles/),
 # calibrate.log, bench.log, bench.md (the report for docs/perf/), bench.csv, bench.json,
-# roofline.svg, and where torch is installed torch.log, torch.md, torch.csv (PyTorch eager
-# on the same rows). Exits non-zero when a step fails or a case fails verification.
+# roofline.svg, targets.md (targets.py: the rows against PERFORMANCE.md's targets), and
+# where torch is installed torch.log, torch.md, torch.csv (PyTorch eager on the same
+# rows). Exits non-zero when a step fails or a case fails verification.
 set -uo pipefail
 
 # shellcheck source=../../scripts/lib/gpu_run.sh
@@ -30,6 +31,11 @@ if python3 -c "import torch" 2>/dev/null; then
 else
   echo "== torch: not installed, PyTorch eager not measured"
 fi
+# PERFORMANCE.md's targets: the covered rows that meet theirs, the rows that miss.
+torch_csv=()
+[ -f "$out/torch.csv" ] && torch_csv=(--torch "$out/torch.csv")
+[ -f "$out/bench.csv" ] && python3 "$(dirname "$0")/targets.py" "$out/bench.csv" "${torch_csv[@]}" > "$out/targets.md" &&
+  head -n 1 "$out/targets.md"
 sed -n '/^| cases/,/^$/p' "$out/bench.md" 2>/dev/null
 sed -n '/^## Not timed/,$p' "$out/bench.md" 2>/dev/null | head -n 40
 exit $status
