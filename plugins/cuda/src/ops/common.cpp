@@ -77,6 +77,14 @@ Elem Call::dtype(size_t i, const char* name, std::span<const Elem> allowed) cons
 
 void Call::refuse(const std::string& what) const { sdk::unsupported(op_ + " on CUDA: " + what); }
 
+void Call::require_arch(int min) const {
+  if (arch() >= min) return;
+  const std::string needed =
+      "needs compute capability " + std::to_string(min / 10) + "." + std::to_string(min % 10) + " or newer";
+  if (arch() < 0) refuse(needed + ", and the device facts give none");
+  refuse(needed + ", the device has arch " + std::to_string(arch()));
+}
+
 void CudaKernel::prepare() const {
   raise_pending_value_error(device_.index);
   make_current(device_);

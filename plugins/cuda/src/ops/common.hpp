@@ -60,6 +60,9 @@ class Call {
 
   // Refuses the call: "<op> on CUDA: <what>".
   [[noreturn]] void refuse(const std::string& what) const;
+  // Refuses the call unless the device's compute capability is at least `min` (80:
+  // 8.0, which every kernel here needs for bf16 and cp.async).
+  void require_arch(int min) const;
 
  private:
   const tileops_call& call_;

@@ -32,10 +32,6 @@ std::string head(const Call& call, Elem e) {
   return std::string(call.op()) + "|sm" + std::to_string(call.arch()) + "|" + name_of(e);
 }
 
-void require_arch(const Call& call) {
-  if (call.arch() < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(call.arch()));
-}
-
 // A kernel with a 16-byte-vector variant and an element-by-element one for pointers that
 // turn out misaligned at launch.
 class VectorKernel : public CudaKernel {
@@ -91,7 +87,7 @@ struct UnaryPlan {
 
 template <Act A>
 UnaryPlan unary_plan(const Call& call) {
-  require_arch(call);
+  call.require_arch(80);
   UnaryPlan p;
   p.elem = call.dtype(0, "x", A == kRelu ? std::span<const Elem>(kFloatsAndInts) : std::span<const Elem>(kFloats));
   p.act = A == kGelu ? gelu_form(call) : A;
@@ -135,7 +131,7 @@ struct GatedPlan {
 
 template <Act A>
 GatedPlan gated_plan(const Call& call) {
-  require_arch(call);
+  call.require_arch(80);
   GatedPlan p;
   p.elem = call.dtype(0, "x", kFloats);
   p.act = A == kGelu ? gelu_form(call) : A;
@@ -248,7 +244,7 @@ struct BinaryPlan {
 
 template <BinOp O>
 BinaryPlan binary_plan(const Call& call) {
-  require_arch(call);
+  call.require_arch(80);
   BinaryPlan p;
   p.op = O;
   p.elem = call.dtype(0, "a", O == kAdd ? std::span<const Elem>(kFloatsAndInts) : std::span<const Elem>(kFloats));

@@ -50,7 +50,7 @@ NormPlan plan(const Call& call, Kind kind) {
   NormPlan p;
   p.kind = kind;
   p.arch = call.arch();
-  if (p.arch < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(p.arch));
+  call.require_arch(80);
   p.elem = call.dtype(0, "x", kFloats);
   const auto x = call.shape(0);
   int64_t run = 0;  // what a vector must not straddle: the row, or a GroupNorm channel

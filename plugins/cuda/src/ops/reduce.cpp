@@ -58,7 +58,7 @@ ReducePlan plan(const Call& call, Red red) {
   ReducePlan p;
   p.red = red;
   p.arch = call.arch();
-  if (p.arch < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(p.arch));
+  call.require_arch(80);
   p.elem = call.dtype(0, "x", red == kSum || red == kMean ? std::span<const Elem>(kFloats) : std::span<const Elem>(kFloatsAndInts));
   const auto shape = call.shape(0);
   const auto& params = call.params();

@@ -38,7 +38,7 @@ RopeDims dims_of(std::span<const int64_t> x, std::span<const int64_t> cache) {
 }
 
 RopePlan plan(const Call& call) {
-  if (call.arch() < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(call.arch()));
+  call.require_arch(80);
   RopePlan p;
   p.elem = call.dtype(0, "x", kFloats);
   p.pos = call.dtype(1, "positions", kPositionTypes);

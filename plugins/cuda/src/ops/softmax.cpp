@@ -72,7 +72,7 @@ SoftmaxPlan plan(const Call& call, int log) {
   SoftmaxPlan p;
   p.log = log;
   p.arch = call.arch();
-  if (p.arch < 80) call.refuse("needs compute capability 8.0 or newer, the device has arch " + std::to_string(p.arch));
+  call.require_arch(80);
   p.elem = call.dtype(0, "x", kFloats);
   const auto shape = call.shape(0);
   p.dim = normalize_axis(call, "dim", call.params().get_int("dim"), int64_t(shape.size()));
