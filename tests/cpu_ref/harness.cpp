@@ -264,34 +264,34 @@ const std::vector<tileops_param>& Params::list() const {
 
 // ---- running ops ----------------------------------------------------------------------
 
-std::unique_ptr<sdk::Kernel> build(const char* op, const Inputs& inputs, const Params& params) {
-  const sdk::BuildFn fn = cr::find_builder(op);
-  REQUIRE_MESSAGE(bool(fn), "no cpu_ref builder for " << op);
-  std::vector<tileops_tensor_spec> specs;
+SpecViews::SpecViews(const Inputs& inputs) {
   specs.reserve(inputs.size());
-  std::vector<const tileops_tensor_spec*> ptrs;
   for (const HostTensor* t : inputs) {
     if (t) specs.push_back(t->spec());
     ptrs.push_back(t ? &specs.back() : nullptr);
   }
+}
+
+TensorViews::TensorViews(std::span<const HostTensor* const> from) {
+  tensors.reserve(from.size());
+  for (const HostTensor* t : from) {
+    if (t) tensors.push_back(t->tensor());
+    ptrs.push_back(t ? &tensors.back() : nullptr);
+  }
+}
+
+std::unique_ptr<sdk::Kernel> build(const char* op, const Inputs& inputs, const Params& params) {
+  const sdk::BuildFn fn = cr::find_builder(op);
+  REQUIRE_MESSAGE(bool(fn), "no cpu_ref builder for " << op);
+  const SpecViews specs(inputs);
   const auto& list = params.list();
-  return fn(sdk::BuildArgs{op, ptrs, sdk::ParamList(list.data(), list.size())});
+  return fn(sdk::BuildArgs{op, specs.ptrs, sdk::ParamList(list.data(), list.size())});
 }
 
 void launch(sdk::Kernel& kernel, const Inputs& inputs, const Outputs& outputs) {
-  std::vector<tileops_tensor> in, out;
-  in.reserve(inputs.size());
-  out.reserve(outputs.size());
-  std::vector<const tileops_tensor*> in_ptrs, out_ptrs;
-  for (const HostTensor* t : inputs) {
-    if (t) in.push_back(t->tensor());
-    in_ptrs.push_back(t ? &in.back() : nullptr);
-  }
-  for (const HostTensor* t : outputs) {
-    out.push_back(t->tensor());
-    out_ptrs.push_back(&out.back());
-  }
-  kernel.launch({in_ptrs, out_ptrs, nullptr});
+  const std::vector<const HostTensor*> outs(outputs.begin(), outputs.end());
+  const TensorViews in(inputs), out(outs);
+  kernel.launch({in.ptrs, out.ptrs, nullptr});
 }
 
 void run(const char* op, const Inputs& inputs, const Params& params, const Outputs& outputs) {

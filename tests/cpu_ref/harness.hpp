@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,19 @@ class Params {
 
 using Inputs = std::vector<const HostTensor*>;  // nullptr: an absent optional input
 using Outputs = std::vector<HostTensor*>;
+
+// The ABI's views of host tensors: specs to build with, tensors to launch with (nullptr
+// where an input is absent). The pointers stay valid while the object lives.
+struct SpecViews {
+  std::vector<tileops_tensor_spec> specs;
+  std::vector<const tileops_tensor_spec*> ptrs;
+  explicit SpecViews(const Inputs& inputs);
+};
+struct TensorViews {
+  std::vector<tileops_tensor> tensors;
+  std::vector<const tileops_tensor*> ptrs;
+  explicit TensorViews(std::span<const HostTensor* const> from);
+};
 
 std::unique_ptr<tileops::sdk::Kernel> build(const char* op, const Inputs& inputs,
                                             const Params& params = {});

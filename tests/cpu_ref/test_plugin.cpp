@@ -122,35 +122,18 @@ struct Plugin {
 // Builds `op` through the ABI; returns the status, fills `kernel` and `err`.
 tileops_status abi_build(const Builder& b, const char* op, const Inputs& inputs,
                          const Params& params, tileops_kernel* kernel, tileops_error* err) {
-  std::vector<tileops_tensor_spec> specs;
-  specs.reserve(inputs.size());
-  std::vector<const tileops_tensor_spec*> ptrs;
-  for (const HostTensor* t : inputs) {
-    if (t) specs.push_back(t->spec());
-    ptrs.push_back(t ? &specs.back() : nullptr);
-  }
+  const SpecViews specs(inputs);
   *kernel = tileops_kernel{};
   kernel->struct_size = sizeof(*kernel);
   const auto& list = params.list();
-  return b.build(b.user, op, ptrs.data(), ptrs.size(), list.data(), list.size(), kernel, err);
+  return b.build(b.user, op, specs.ptrs.data(), specs.ptrs.size(), list.data(), list.size(), kernel, err);
 }
 
 tileops_status abi_launch(const tileops_kernel& k, const Inputs& inputs, const Outputs& outputs,
                           tileops_error* err) {
-  std::vector<tileops_tensor> in, out;
-  in.reserve(inputs.size());
-  out.reserve(outputs.size());
-  std::vector<const tileops_tensor*> in_ptrs, out_ptrs;
-  for (const HostTensor* t : inputs) {
-    in.push_back(t->tensor());
-    in_ptrs.push_back(&in.back());
-  }
-  for (const HostTensor* t : outputs) {
-    out.push_back(t->tensor());
-    out_ptrs.push_back(&out.back());
-  }
-  return k.launch(k.self, in_ptrs.data(), in_ptrs.size(), out_ptrs.data(), out_ptrs.size(),
-                  nullptr, err);
+  const std::vector<const HostTensor*> outs(outputs.begin(), outputs.end());
+  const TensorViews in(inputs), out(outs);
+  return k.launch(k.self, in.ptrs.data(), in.ptrs.size(), out.ptrs.data(), out.ptrs.size(), nullptr, err);
 }
 
 }  // namespace
