@@ -9,6 +9,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -141,6 +142,10 @@ std::vector<PluginDir> plugin_dirs() {
 }
 
 void load_all_plugins() {
+  // Asked on every tensor allocation: once done, one acquire load answers (std::call_once
+  // writes two thread-locals on every call, even when the work is done).
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire)) return;
   static std::once_flag once;
   std::call_once(once, [] {
     std::set<std::string> seen;
@@ -153,6 +158,7 @@ void load_all_plugins() {
       }
     }
   });
+  done.store(true, std::memory_order_release);
 }
 
 bool run_entry(const std::string& path, tileops_plugin_entry_fn entry, uint32_t abi_version,
