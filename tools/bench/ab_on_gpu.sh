@@ -9,18 +9,17 @@
 #
 # BUNDLE_DIR: a bundle from ../shared/tools/device-bundle ("" when the environment is
 # already set). BASE_DIR: the base build's libtileops.so* and libtileops_builtin_cuda.so
-# (the runtime loads built-in plugins from beside itself), e.g. from the base commit:
-#   git stash && ninja -C build libtileops_builtin_cuda.so &&
-#   cp -a build/lib/libtileops.so* build/lib/libtileops_builtin_cuda.so BASE_DIR && git stash pop
+# (the runtime loads built-in plugins from beside itself). `scripts/gpu_bundle.sh --base
+# REV` makes both: .bundle and .bundle/base.
 #
 # Writes to $OUT (default ./ab-gpu-results): gpu.txt, candidate-K.csv/.log and
 # base-K.csv/.log for each round K, and ab.md (ab_compare.py's table). Exits non-zero
 # when a run fails.
 set -uo pipefail
 
-here=$(dirname "$0")
+bench_dir=$(dirname "$0")  # not "here": the bundle's env.sh sets that
 # shellcheck source=../../scripts/lib/gpu_run.sh
-source "$here/../../scripts/lib/gpu_run.sh"
+source "$bench_dir/../../scripts/lib/gpu_run.sh"
 [ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
 bundle=$1 base=$2 rounds=$3
 shift 3
@@ -32,5 +31,5 @@ for ((k = 1; k <= rounds; ++k)); do
   gpu_step "candidate-$k" 600 tileops bench "$@" --csv "$out/candidate-$k.csv"
   LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" gpu_step "base-$k" 600 tileops bench "$@" --csv "$out/base-$k.csv"
 done
-python3 "$here/ab_compare.py" "$out" | tee "$out/ab.md"
+python3 "$bench_dir/ab_compare.py" "$out" | tee "$out/ab.md"
 exit $status
