@@ -1,6 +1,8 @@
 #pragma once
 // Shapes and element walks shared by the kernels. Shapes and strides count elements;
 // an empty shape is a rank-0 tensor of one element.
+#include <tileops/sdk/shape.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -12,39 +14,10 @@ namespace tileops::cpu_ref {
 
 using Shape = std::vector<int64_t>;
 
-inline int64_t numel(std::span<const int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-// Row-major strides of a contiguous tensor.
-inline Shape contiguous_strides(std::span<const int64_t> shape) {
-  Shape strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
-
-// A tensor seen as [outer, size, inner] around one axis (softmax, cumsum, argmax).
-struct Axis {
-  int64_t outer = 1;
-  int64_t size = 1;
-  int64_t inner = 1;
-};
-
-// The view of `shape` around axis `dim` (already normalised; rank 0 gives 1, 1, 1).
-inline Axis axis_view(std::span<const int64_t> shape, int64_t dim) {
-  Axis a;
-  if (shape.empty()) return a;
-  for (int64_t i = 0; i < dim; ++i) a.outer *= shape[size_t(i)];
-  a.size = shape[size_t(dim)];
-  for (size_t i = size_t(dim) + 1; i < shape.size(); ++i) a.inner *= shape[i];
-  return a;
-}
+using sdk::Axis;
+using sdk::axis_view;
+using sdk::contiguous_strides;
+using sdk::numel;
 
 // Visits every index of `shape` in row-major order and calls f(o[0], ..., o[N-1]) with
 // the element offset the index has under each of the N stride arrays (each as long as

@@ -57,16 +57,6 @@ bool is_contiguous(std::span<const int64_t> shape, std::span<const int64_t> stri
   return true;
 }
 
-std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t run = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = run;
-    run *= shape[i];
-  }
-  return strides;
-}
-
 void list_copy_programs(std::vector<ProgramSpec>& out) {
   for (size_t bytes : {1, 2, 4, 8}) out.push_back(copy_program(bytes));
 }

@@ -5,6 +5,8 @@
 // 2-D copy goes through cuMemcpy*Async, the rest through the strided_copy kernel.
 #include "devices.hpp"
 
+#include <tileops/sdk/shape.hpp>
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -19,7 +21,6 @@ void copy_views(const DeviceInfo& device, void* dst, std::span<const int64_t> ds
 void preload_copy_kernel(const DeviceInfo& device, size_t itemsize);
 // True when `strides` are the contiguous strides of `shape` (size-1 dims ignored).
 bool is_contiguous(std::span<const int64_t> shape, std::span<const int64_t> strides);
-// The contiguous (row-major) strides of `shape`, in elements.
-std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);
+using sdk::contiguous_strides;
 
 }  // namespace tileops::cuda

@@ -99,23 +99,7 @@ tileops_cuda::FastDiv make_fast_div(uint32_t d) {
   return {d, uint32_t(((uint64_t(1) << p) + d - 1) / d), p - 32};
 }
 
-int64_t numel(std::span<const int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 std::span<const int64_t> shape_of(const tileops_tensor& t) { return {t.spec.shape, size_t(t.spec.ndim)}; }
-
-Axis split_at(std::span<const int64_t> shape, int64_t dim) {
-  Axis a;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (int64_t(i) < dim) a.outer *= shape[i];
-    if (int64_t(i) == dim) a.len = shape[i];
-    if (int64_t(i) > dim) a.inner *= shape[i];
-  }
-  return a;
-}
 
 std::string instance(const char* name, std::initializer_list<std::string> args) {
   std::string out = std::string("tileops_cuda::") + name + "<";

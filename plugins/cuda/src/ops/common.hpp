@@ -7,6 +7,7 @@
 #include "../jit.hpp"
 
 #include <tileops/sdk/plugin.hpp>
+#include <tileops/sdk/shape.hpp>
 
 #include <cuda.h>
 
@@ -138,17 +139,14 @@ inline int64_t pow2_ceil(int64_t v) {
   return p;
 }
 inline int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-int64_t numel(std::span<const int64_t> shape);
+using sdk::Axis;
+using sdk::axis_view;
+using sdk::numel;
 // A tensor's shape at launch.
 std::span<const int64_t> shape_of(const tileops_tensor& t);
 // "name<arg, arg, ...>" with arguments joined by ", ".
 std::string instance(const char* name, std::initializer_list<std::string> args);
 // The normalised axis `dim` of a rank-`ndim` tensor (rank 0 accepts -1 and 0).
 int64_t normalize_axis(const Call& call, const char* param, int64_t dim, int64_t ndim);
-// A shape viewed as [outer, len, inner] around axis `dim` (softmax and cumsum walk len).
-struct Axis {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-Axis split_at(std::span<const int64_t> shape, int64_t dim);
 
 }  // namespace tileops::cuda

@@ -60,13 +60,13 @@ CumsumPlan plan(const Call& call) {
   p.elem = call.dtype(0, "x", kCumsumTypes);
   const auto shape = call.shape(0);
   p.dim = normalize_axis(call, "dim", call.params().get_int("dim"), int64_t(shape.size()));
-  const Axis a = split_at(shape, p.dim);
+  const Axis a = axis_view(shape, p.dim);
   p.rows = a.inner == 1;
   if (p.rows) {
     const int maxv = max_vec(p.elem);
-    p.vec = a.len % maxv == 0 ? maxv : 1;
+    p.vec = a.size % maxv == 0 ? maxv : 1;
     // Enough threads for the row to be one tile, up to kRowMaxThreads.
-    p.tpr = int(clamp(pow2_ceil(ceil_div(a.len, row_elements(p.elem))), 32, kRowMaxThreads));
+    p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, kRowMaxThreads));
   } else {
     p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
   }
@@ -85,8 +85,8 @@ class CumsumKernel final : public CudaKernel {
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     const tileops_tensor& x = *a.inputs[0];
-    const Axis ax = split_at(shape_of(x), plan_.dim);
-    if (ax.outer * ax.len * ax.inner == 0) return;
+    const Axis ax = axis_view(shape_of(x), plan_.dim);
+    if (ax.outer * ax.size * ax.inner == 0) return;
     const size_t align = size_t(plan_.vec) * size_of(plan_.elem);
     const bool ok = aligned(x.data, align) && aligned(a.outputs[0]->data, align);
     const int v = ok ? plan_.vec : 1;
@@ -94,17 +94,17 @@ class CumsumKernel final : public CudaKernel {
     p.x = x.data;
     p.y = a.outputs[0]->data;
     p.outer = ax.outer;
-    p.len = ax.len;
+    p.len = ax.size;
     p.inner = ax.inner;
     LaunchShape s;
     int lanes = 1;  // accumulators per tile in the status
     if (plan_.rows) {
-      p.chain = ceil_div(ax.len, int64_t(plan_.tpr) * row_elements(plan_.elem));
+      p.chain = ceil_div(ax.size, int64_t(plan_.tpr) * row_elements(plan_.elem));
       p.col_blocks = 1;
       s.block[0] = unsigned(plan_.tpr);
     } else {
       lanes = kColTx * v;
-      p.chain = ceil_div(ax.len, int64_t(kColTy) * kColRows);
+      p.chain = ceil_div(ax.size, int64_t(kColTy) * kColRows);
       p.col_blocks = ceil_div(ax.inner, lanes);
       s.block[0] = kColTx;
       s.block[1] = kColTy;

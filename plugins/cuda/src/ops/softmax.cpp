@@ -62,9 +62,9 @@ struct SoftmaxPlan {
 int strip_cluster(const Axis& a, int cols, const Call& call) {
   if (call.arch() < 90 || a.inner % cols != 0) return 0;
   const int64_t strips = a.outer * (a.inner / cols);
-  int cluster = int(clamp(pow2_ceil(ceil_div(a.len * kStripRowBytes, kStripSliceTarget)), 1, 8));
+  int cluster = int(clamp(pow2_ceil(ceil_div(a.size * kStripRowBytes, kStripSliceTarget)), 1, 8));
   while (cluster < 8 && strips * cluster < 2 * int64_t(call.sm_count())) cluster *= 2;
-  const int64_t slice = ceil_div(a.len, cluster) * kStripRowBytes;
+  const int64_t slice = ceil_div(a.size, cluster) * kStripRowBytes;
   return slice <= call.smem_budget() - kStripStaticReserve ? cluster : 0;
 }
 
@@ -76,17 +76,17 @@ SoftmaxPlan plan(const Call& call, int log) {
   p.elem = call.dtype(0, "x", kFloats);
   const auto shape = call.shape(0);
   p.dim = normalize_axis(call, "dim", call.params().get_int("dim"), int64_t(shape.size()));
-  const Axis a = split_at(shape, p.dim);
+  const Axis a = axis_view(shape, p.dim);
   const int maxv = max_vec(p.elem);
   p.rows = a.inner == 1;
   if (p.rows) {
     const RowContext context{p.arch, a.outer, call.sm_count(), call.smem_budget()};
-    p.primary = plan_rows(a.len, a.len % maxv == 0 ? maxv : 1, context);
-    p.fallback = fallback_rows(a.len, context);
+    p.primary = plan_rows(a.size, a.size % maxv == 0 ? maxv : 1, context);
+    p.fallback = fallback_rows(a.size, context);
     return p;
   }
   if (const int cluster = strip_cluster(a, p.strip_cols(), call)) {
-    p.strip_len = a.len;
+    p.strip_len = a.size;
     p.cluster = cluster;
     return p;
   }
@@ -114,9 +114,9 @@ class SoftmaxKernel final : public CudaKernel {
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     const tileops_tensor& x = *a.inputs[0];
-    const Axis ax = split_at(shape_of(x), plan_.dim);
-    tileops_cuda::SoftmaxParams p{x.data, a.outputs[0]->data, ax.outer, ax.len, ax.inner};
-    if (ax.outer * ax.len * ax.inner == 0) return;
+    const Axis ax = axis_view(shape_of(x), plan_.dim);
+    tileops_cuda::SoftmaxParams p{x.data, a.outputs[0]->data, ax.outer, ax.size, ax.inner};
+    if (ax.outer * ax.size * ax.inner == 0) return;
     const int vec = plan_.rows ? plan_.primary.vec : plan_.strip_len > 0 ? max_vec(plan_.elem) : plan_.vec;
     const size_t align = size_t(vec) * size_of(plan_.elem);
     const bool ok = aligned(p.x, align) && aligned(p.y, align);
@@ -150,7 +150,7 @@ template <int LOG>
 std::string softmax_identity(const Call& call) {
   const SoftmaxPlan p = plan(call, LOG);
   const auto shape = call.shape(0);
-  return p.identity(call, split_at(shape, p.dim).len);
+  return p.identity(call, axis_view(shape, p.dim).size);
 }
 
 template <int LOG>

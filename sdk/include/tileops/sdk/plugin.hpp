@@ -12,6 +12,7 @@
 //     reg.builder("RMSNormFwdOp", "acme", build_rms_norm);
 //   }
 #include <tileops/abi.h>
+#include <tileops/sdk/shape.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -107,11 +108,6 @@ inline size_t itemsize(tileops_dtype d) { return (size_t(d.bits) * d.lanes + 7) 
 
 inline std::span<const int64_t> shape_of(const tileops_tensor_spec& s) {
   return {s.shape, size_t(s.ndim)};
-}
-inline int64_t numel(std::span<const int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
 }
 inline std::string format_shape(std::span<const int64_t> shape) {
   std::string out = "[";
