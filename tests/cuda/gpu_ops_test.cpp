@@ -108,7 +108,9 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
     bool affine;
   };
   const Case cases[] = {{{2, 32, 8, 8}, 8, true},      {{1, 6, 7, 7}, 3, true},     {{2, 64, 32, 32}, 4, false},
-                        {{1, 4, 256, 256}, 1, true},   {{3, 10}, 5, true},          {{2, 320, 16, 16}, 32, true}};
+                        {{1, 4, 256, 256}, 1, true},   {{3, 10}, 5, true},          {{2, 320, 16, 16}, 32, true},
+                        // groups of 1M elements, past a cluster's shared memory: the loop form
+                        {{1, 256, 128, 128}, 4, true}};
   for (DType d : kFloats)
     for (const Case& c : cases) {
       const Shape channel{c.x[1]};
@@ -187,7 +189,10 @@ TILEOPS_GPU_TEST_CASE("cumsum") {
   };
   const Case cases[] = {{{16, 1000}, -1}, {{4, 10000}, -1}, {{3, 4097}, 1},  {{1000, 64}, 0},
                         {{256, 8}, 0},    {{2, 65536}, 1},  {{5, 3, 7}, 1},  {{}, 0},
-                        {{4096, 512}, 0}, {{1, 128256}, -1}};
+                        {{4096, 512}, 0}, {{1, 128256}, -1},
+                        // strips of columns (enough to fill 132 SMs): a partial last chunk,
+                        // several chunks, several x[o], a partial last strip of scalars
+                        {{300, 8192}, 0}, {{1500, 4608}, 0}, {{4, 700, 2048}, 1}, {{70, 8193}, 0}};
   for (DType d : {dtypes::float32, dtypes::float16, dtypes::bfloat16, dtypes::int64})
     for (const Case& c : cases)
       check_against_cpu_ref("CumsumFwdOp", {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));

@@ -8,6 +8,10 @@
 //               warp totals before each warp.
 //   cumsum_col  inner > 1: a CTA per tile of TX * V columns by TY * U rows; a thread
 //               scans U consecutive rows of its V columns, the CTA the TY thread totals.
+//   cumsum_strip inner > 1 with enough strips of columns to fill the GPU: a CTA per
+//               strip walks down the whole column, chunk by chunk, carrying the running
+//               totals in registers. No chain (the column form's look-back serialises
+//               down thousands of rows), so no status and the same result on every run.
 //
 // A row longer than one tile is a chain of tiles (consecutive CTAs) joined by a
 // decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
@@ -265,6 +269,85 @@ __global__ void __launch_bounds__(TX* TY) cumsum_col(const ScanParams p) {
 #pragma unroll
     for (int k = 0; k < V; ++k) out.set(k, value_of<T>(before[k] + v[u][k]));
     store<T, V>(y + (r0 + u) * p.inner, out);
+  }
+}
+
+// Block: TX threads across a strip of TX * V columns of x[o] (o = blockIdx.x /
+// col_blocks), TY thread rows down. A chunk is TY * U rows, a thread's U of them
+// consecutive. The thread rows of a warp combine with shuffles, the warps through
+// shared memory (double-buffered by chunk parity: one barrier a chunk). The next chunk's
+// loads are issued before the current one is scanned, so a CTA keeps two chunks of
+// reads in flight.
+template <class T, int V, int U, int TX, int TY>
+__global__ void __launch_bounds__(TX* TY) cumsum_strip(const ScanParams p) {
+  typedef typename Acc<T>::type A;
+  static_assert(32 % TX == 0 && TX * TY % 32 == 0, "a warp holds whole thread rows");
+  constexpr int WARPS = TX * TY / 32, L = TX * V, ROWS = TY * U;
+  __shared__ A warp_total[2][WARPS][L];
+  const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32, tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+  const i64 o = blockIdx.x / p.col_blocks;
+  const i64 col = (blockIdx.x % p.col_blocks) * L + i64(tx) * V;
+  const bool active = col < p.inner;  // V divides inner: the whole vector is in
+  const T* x = static_cast<const T*>(p.x) + o * p.len * p.inner + col;
+  T* y = static_cast<T*>(p.y) + o * p.len * p.inner + col;
+  Vec<T, V> next[U];
+  auto fetch = [&](i64 r0) {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (active && r0 + u < p.len) next[u] = load<T, V>(x + (r0 + u) * p.inner);
+  };
+  A carry[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) carry[k] = A(0);
+  fetch(i64(ty) * U);
+  int parity = 0;
+  for (i64 chunk = 0; chunk < p.len; chunk += ROWS, parity ^= 1) {
+    const i64 r0 = chunk + i64(ty) * U;
+    Vec<T, V> in[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) in[u] = next[u];
+    if (chunk + ROWS < p.len) fetch(r0 + ROWS);
+    // v: this thread's rows, then the warp's thread rows up to this one (inclusive).
+    A v[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      v[k] = A(0);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (r0 + u < p.len) v[k] += acc_of(in[u].get(k));
+#pragma unroll
+      for (int d = TX; d < 32; d *= 2) {
+        const A n = shfl_up(v[k], d);
+        if (lane >= u32(d)) v[k] += n;
+      }
+      if (lane >= u32(32 - TX)) warp_total[parity][warp][tx * V + k] = v[k];
+    }
+    __syncthreads();
+    A run[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const A exclusive = shfl_up(v[k], TX);
+      A before = A(0), total = A(0);
+#pragma unroll
+      for (int w = 0; w < WARPS; ++w) {
+        const A t = warp_total[parity][w][tx * V + k];
+        if (w < int(warp)) before += t;
+        total += t;
+      }
+      run[k] = carry[k] + before + (lane >= u32(TX) ? exclusive : A(0));
+      carry[k] += total;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (!active || r0 + u >= p.len) continue;
+      Vec<T, V> out = {};
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        run[k] += acc_of(in[u].get(k));
+        out.set(k, value_of<T>(run[k]));
+      }
+      store<T, V>(y + (r0 + u) * p.inner, out);
+    }
   }
 }
 

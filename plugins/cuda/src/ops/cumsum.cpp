@@ -1,5 +1,6 @@
 // The kernel type of CumsumFwdOp (kernels/cumsum.cuh): chained scans along rows
-// (inner == 1) or down columns.
+// (inner == 1), a CTA per strip of columns when the strips fill the GPU, chained
+// scans down columns otherwise.
 #include "common.hpp"
 #include "ops.hpp"
 
@@ -11,13 +12,26 @@ namespace {
 constexpr Elem kCumsumTypes[] = {Elem::f32, Elem::f16, Elem::bf16, Elem::i64};
 
 // cumsum_row: elements a thread scans per tile (in registers: 32 fp32, or 16 int64 as
-// 32 words), and the most threads a tile has.
+// 32 words), and the most threads a tile has. A longer tile is a shorter chain of
+// look-backs: int64 [8192, 8192] rows in one tile of 512 threads ran at 0.68 of copy, in
+// two of 256 at 0.55. Other scans stay at 256: [64, 128256] fp32 ran no faster in tiles
+// of 512 (0.61 against 0.62), and 1024 threads leave too few registers (spills).
 int row_elements(Elem e) { return e == Elem::i64 ? 16 : 32; }
-constexpr int kRowMaxThreads = 256;
+int row_max_threads(Elem e, int v) { return e == Elem::i64 && v > 1 ? 512 : 256; }
 // cumsum_col: a warp across (8 bytes a thread: 256-byte rows per warp, and registers for
 // U rows), TY warps down, U rows a thread.
 constexpr int kColTx = 32, kColTy = 8, kColRows = 8;
 int col_vec(Elem e) { return int(8 / size_of(e)); }
+// cumsum_strip: a strip is 128 or 64 bytes of a row: the wider while that still gives
+// 1.5 CTAs an SM (fewer, wider strips keep DRAM pages open longer: [8192, 8192]
+// fp32 0.92 of copy in 128-byte strips, 0.84 in 64; bf16, whose 128-byte strips leave
+// one CTA an SM, 0.87 in 64 and 0.73 in 128). 256 threads, 4 rows a thread (8 measured
+// 5-11% slower, 2 slower still for bf16).
+constexpr int kStripThreads = 256, kStripRows = 4;
+int strip_tx(Elem e, int v, int bytes) { return int(clamp(int64_t(bytes) / (v * int64_t(size_of(e))), 1, 32)); }
+int64_t strip_count(const Axis& a, Elem e, int v, int bytes) {
+  return a.outer * ceil_div(a.inner, int64_t(strip_tx(e, v, bytes)) * v);
+}
 constexpr int kInitThreads = 256;
 
 // Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
@@ -31,25 +45,37 @@ struct CumsumPlan {
   int arch = 0;
   int64_t dim = 0;
   bool rows = true;  // inner == 1
+  bool strips = false;  // columns: cumsum_strip instead of the chained cumsum_col
+  int strip_bytes = 64;
   int vec = 1;       // elements per access of the primary kernel
-  int tpr = 32;      // cumsum_row
+  int tpr = 32;      // cumsum_row (vector scans; element scans take at most 256)
 
+  int row_threads(int v) const { return std::min(tpr, row_max_threads(elem, v)); }
   std::string row_kernel(int v) const {
     return instance("cumsum_row", {cuda_type(elem), std::to_string(v), std::to_string(row_elements(elem) / v),
-                                   std::to_string(tpr)});
+                                   std::to_string(row_threads(v))});
   }
   std::string col_kernel(int v) const {
     return instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColRows),
                                    std::to_string(kColTx), std::to_string(kColTy)});
   }
-  // The primary kernel with scan_init (one program), then the element-by-element twin.
+  std::string strip_kernel(int v) const {
+    const int tx = strip_tx(elem, v, strip_bytes);
+    return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(kStripRows),
+                                     std::to_string(tx), std::to_string(kStripThreads / tx)});
+  }
+  // The primary kernel (with scan_init when it chains), then its element-by-element twin.
   std::vector<ProgramSpec> programs() const {
+    if (strips) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
     return {{"cumsum", {kernel(vec), "tileops_cuda::scan_init"}}, {"cumsum", {kernel(1)}}};
   }
   std::string identity(const Call& call) const {
+    const std::string form = rows     ? "|rows t" + std::to_string(tpr)
+                             : strips ? "|strips b" + std::to_string(strip_bytes)
+                                      : std::string("|columns");
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
-           (rows ? "|rows t" + std::to_string(tpr) : std::string("|columns")) + " v" + std::to_string(vec);
+           form + " v" + std::to_string(vec);
   }
 };
 
@@ -65,10 +91,17 @@ CumsumPlan plan(const Call& call) {
   if (p.rows) {
     const int maxv = max_vec(p.elem);
     p.vec = a.size % maxv == 0 ? maxv : 1;
-    // Enough threads for the row to be one tile, up to kRowMaxThreads.
-    p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, kRowMaxThreads));
+    // Enough threads for the row to be one tile, up to row_max_threads.
+    p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
   } else {
-    p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
+    const int maxv = max_vec(p.elem);
+    const int64_t sms = call.sm_count();
+    p.strips = strip_count(a, p.elem, maxv, 64) >= sms;
+    p.strip_bytes = 2 * strip_count(a, p.elem, maxv, 128) >= 3 * sms ? 128 : 64;
+    if (p.strips)
+      p.vec = a.inner % maxv == 0 ? maxv : 1;
+    else
+      p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
   }
   return p;
 }
@@ -79,7 +112,7 @@ class CumsumKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
         plan_(plan),
         primary_(modules[0]->functions[0]),
-        init_(modules[0]->functions[1]),
+        init_(plan.strips ? nullptr : modules[0]->functions[1]),
         fallback_(modules[1]->functions[0]) {}
 
   void launch(const sdk::LaunchArgs& a) override {
@@ -99,9 +132,13 @@ class CumsumKernel final : public CudaKernel {
     LaunchShape s;
     int lanes = 1;  // accumulators per tile in the status
     if (plan_.rows) {
-      p.chain = ceil_div(ax.size, int64_t(plan_.tpr) * row_elements(plan_.elem));
+      p.chain = ceil_div(ax.size, int64_t(plan_.row_threads(v)) * row_elements(plan_.elem));
       p.col_blocks = 1;
-      s.block[0] = unsigned(plan_.tpr);
+      s.block[0] = unsigned(plan_.row_threads(v));
+    } else if (plan_.strips) {
+      p.chain = 1;
+      p.col_blocks = ceil_div(ax.inner, int64_t(strip_tx(plan_.elem, v, plan_.strip_bytes)) * v);
+      s.block[0] = kStripThreads;
     } else {
       lanes = kColTx * v;
       p.chain = ceil_div(ax.size, int64_t(kColTy) * kColRows);
@@ -149,7 +186,7 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kCumsumTypes) {
     CumsumPlan p;
     p.elem = e;
-    for (int tpr = 32; tpr <= kRowMaxThreads; tpr *= 2) {
+    for (int tpr = 32; tpr <= row_max_threads(e, max_vec(e)); tpr *= 2) {
       p.tpr = tpr;
       p.vec = max_vec(e);
       for (auto& spec : p.programs()) out.push_back(std::move(spec));
@@ -157,6 +194,12 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
     p.rows = false;
     p.vec = col_vec(e);
     for (auto& spec : p.programs()) out.push_back(std::move(spec));
+    p.strips = true;
+    p.vec = max_vec(e);
+    for (int bytes : {64, 128}) {
+      p.strip_bytes = bytes;
+      for (auto& spec : p.programs()) out.push_back(std::move(spec));
+    }
   }
 }
 
