@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "inert_device.hpp"
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -25,19 +27,8 @@ using namespace tileops;
 
 namespace {
 
-alignas(64) char arena[1 << 20];
-
 tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*, tileops_error* err) {
-  tileops_device_runtime rt{};
-  rt.struct_size = sizeof rt;
-  rt.alloc = [](void*, const tileops_device*, size_t, void*, void** p, tileops_error*) -> tileops_status {
-    *p = arena;  // never touched: the kernel does nothing
-    return TILEOPS_OK;
-  };
-  rt.free = [](void*, const tileops_device*, void*, void*) {};
-  rt.copy = [](void*, void*, const tileops_device*, const void*, const tileops_device*, size_t, void*,
-               tileops_error*) -> tileops_status { return TILEOPS_OK; };
-  rt.synchronize = [](void*, const tileops_device*, void*, tileops_error*) -> tileops_status { return TILEOPS_OK; };
+  const tileops_device_runtime rt = testing::inert_runtime();
   if (host->register_device_runtime(reg, "allocdev", &rt, err)) return TILEOPS_ERR_INTERNAL;
   auto detect = [](void*, const tileops_device* d) -> int32_t { return std::strcmp(d->type, "allocdev") == 0; };
   if (host->register_detector(reg, "alloccount", detect, nullptr, err)) return TILEOPS_ERR_INTERNAL;

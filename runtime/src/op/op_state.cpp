@@ -15,6 +15,7 @@
 #include <tileops/stream.hpp>
 
 #include <new>
+#include <optional>
 #include <type_traits>
 
 namespace tileops::detail {
@@ -110,28 +111,55 @@ void OpState::describe_call(std::span<const Tensor> inputs, std::span<Tensor> ou
   }
 }
 
+namespace {
+
+// The device every given input is on, or nullptr when they are on several (or none is
+// given): the call whose check can be remembered.
+const Device* one_device(DescList inputs) {
+  const Device* device = nullptr;
+  for (const TensorDesc* d : inputs) {
+    if (!d) continue;
+    if (!device)
+      device = &d->device;
+    else if (!(*device == d->device))
+      return nullptr;
+  }
+  return device;
+}
+
+}  // namespace
+
 void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   Described d;
   describe_call(inputs, outputs, d);
-  const size_t n_in = inputs_.size();
-  const DescList in(d.in_ptrs, n_in);
-  PooledCallCheck pooled;
-  manifest::CallCheck& check = *pooled;
-  signature_->check(in, d.any_out ? DescList(d.out_ptrs, outputs.size()) : DescList(), check);
-  if (writes_nothing(check, inputs)) {
-    fill_outputs(check, inputs, outputs);
+  const DescList in(d.in_ptrs, inputs_.size());
+  const Device* remembered = d.any_out ? nullptr : one_device(in);
+  const manifest::CallCheck* check = nullptr;
+  KernelRef kernel;
+  if (remembered) {
+    std::shared_lock lock(mutex_);
+    if (auto* hit = checked_.find(*remembered, in)) {
+      check = hit->get();
+      kernel = find_kernel(*remembered, in);
+    }
+  }
+  std::optional<PooledCallCheck> pooled;  // a call checked afresh and not remembered
+  if (!check && remembered) {
+    check = &remember_check(*remembered, in);
+  } else if (!check) {
+    pooled.emplace();
+    signature_->check(in, d.any_out ? DescList(d.out_ptrs, outputs.size()) : DescList(), **pooled);
+    check = &**pooled;
+  }
+  if (writes_nothing(*check, inputs)) {
+    fill_outputs(*check, inputs, outputs);
     return;
   }
-  const Device& device = check.device();
+  const Device& device = check->device();
   try {
-    KernelRef kernel;
-    {
+    if (!kernel) {
       std::shared_lock lock(mutex_);
-      if (route_.kind == Route::kTarget) {
-        if (auto* hit = target_memo_.find(device, in)) kernel = *hit;
-      } else if (route_.kind == Route::kInTree) {
-        kernel = in_tree_.find(device, in);
-      }
+      kernel = find_kernel(device, in);
     }
     if (!kernel) {
       Route route = route_for(device);
@@ -142,16 +170,33 @@ void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
           if (!composite_) composite_ = std::make_shared<CompositeRunner>(*spec_, *signature_, route.target, tuned_);
           runner = composite_;
         }
-        runner->run(inputs, outputs, check);
+        runner->run(inputs, outputs, *check);
         return;
       }
       kernel = kernel_for(route, device, in);
     }
-    launch(*kernel, check, inputs, outputs);
+    launch(*kernel, *check, inputs, outputs);
   } catch (...) {
     revoke();
     throw;
   }
+}
+
+KernelRef OpState::find_kernel(const Device& device, DescList inputs) {
+  if (route_.kind == Route::kTarget) {
+    if (auto* hit = target_memo_.find(device, inputs)) return *hit;
+  } else if (route_.kind == Route::kInTree) {
+    return in_tree_.find(device, inputs);
+  }
+  return {};
+}
+
+const manifest::CallCheck& OpState::remember_check(const Device& device, DescList inputs) {
+  auto fresh = std::make_unique<manifest::CallCheck>();
+  signature_->check(inputs, DescList(), *fresh);  // a failed check throws: nothing is remembered
+  std::unique_lock lock(mutex_);
+  if (auto* hit = checked_.find(device, inputs)) return **hit;  // another thread checked it first
+  return *checked_.insert(device, inputs, std::move(fresh));
 }
 
 Route OpState::route_for(const Device& device) {

@@ -45,6 +45,10 @@ class OpState {
   // Returns the settled route, settling it on the first call.
   Route route_for(const Device& device);
   KernelRef kernel_for(const Route& route, const Device& device, DescList inputs);
+  // The memoised kernel for the call on the settled route, if any (mutex_ held).
+  KernelRef find_kernel(const Device& device, DescList inputs);
+  // Checks a signature not checked before and remembers its check (see checked_).
+  const manifest::CallCheck& remember_check(const Device& device, DescList inputs);
   KernelRef build_target_kernel(const Route& route, const Device& device, DescList inputs);
   // Tunes a kernel just built when the op is in tuned mode.
   void tune_new(const KernelRef& kernel, const Device& device);
@@ -69,6 +73,12 @@ class OpState {
   std::vector<tileops_param> abi_params_;
 
   mutable std::shared_mutex mutex_;  // guards everything below
+  // The checks of signatures that passed, for calls that give no output buffers and have
+  // every input on the call device. Nothing else reaches the checker's verdict (a
+  // TensorDesc is device, dtype and shape; the params are the op's), so such a call
+  // whose signature passed before is not checked again: the check was 46% of a memo
+  // hit. Entries live as long as the op (a hit is used after the lock is released).
+  SignatureMap<std::unique_ptr<const manifest::CallCheck>> checked_;
   Route route_;
   SignatureMap<KernelRef> target_memo_;
   InTreeKernels in_tree_;
