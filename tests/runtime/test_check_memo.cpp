@@ -102,3 +102,23 @@ TEST_CASE("a remembered signature with a caller's output buffer is checked with 
   CHECK(refusal(op, in, elsewhere) ==
         "RMSNormFwdOp: inputs on several devices: 'x' on checkdev:0, 'weight' on checkdev:0, out 'y' on checkdev:1");
 }
+
+TEST_CASE("past the remembered signatures' limit, calls are checked every time and still right") {
+  const Device dev("checkdev", 0);
+  Op op("RMSNormFwdOp", {{"normalized_shape", ints({8})}});
+  const Tensor w = Tensor::empty({8}, dtypes::float16, dev);
+  for (int64_t rows = 1; rows <= 300; ++rows) {  // 300 signatures, more than the 256 remembered
+    const Tensor in[] = {Tensor::empty({rows, 8}, dtypes::float16, dev), w};
+    Tensor out[1];
+    op.call(in, out);
+    CHECK(out[0].shape()[0] == rows);
+  }
+  const Tensor late[] = {Tensor::empty({301, 8}, dtypes::float16, dev), w};
+  Tensor out[1];
+  op.call(late, out);
+  CHECK(out[0].shape()[0] == 301);
+  const Tensor bad[] = {Tensor::empty({301, 9}, dtypes::float16, dev), w};
+  Tensor none[1];
+  CHECK(refusal(op, bad, none) ==
+        "RMSNormFwdOp: input 'x' has shape [301, 9]; the signature needs [*B, *normalized_shape] = [301, 8]");
+}

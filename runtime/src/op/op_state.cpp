@@ -136,15 +136,17 @@ void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   const Device* remembered = d.any_out ? nullptr : one_device(in);
   const manifest::CallCheck* check = nullptr;
   KernelRef kernel;
+  bool room = false;  // for another remembered check
   if (remembered) {
     std::shared_lock lock(mutex_);
     if (auto* hit = checked_.find(*remembered, in)) {
       check = hit->get();
       kernel = find_kernel(*remembered, in);
     }
+    room = checked_count_ < kMaxRememberedChecks;
   }
   std::optional<PooledCallCheck> pooled;  // a call checked afresh and not remembered
-  if (!check && remembered) {
+  if (!check && remembered && room) {
     check = &remember_check(*remembered, in);
   } else if (!check) {
     pooled.emplace();
@@ -196,6 +198,7 @@ const manifest::CallCheck& OpState::remember_check(const Device& device, DescLis
   signature_->check(inputs, DescList(), *fresh);  // a failed check throws: nothing is remembered
   std::unique_lock lock(mutex_);
   if (auto* hit = checked_.find(device, inputs)) return **hit;  // another thread checked it first
+  ++checked_count_;
   return *checked_.insert(device, inputs, std::move(fresh));
 }
 

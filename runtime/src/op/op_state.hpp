@@ -24,6 +24,9 @@ class CompositeRunner;
 class OpState {
  public:
   static constexpr size_t kMaxTensors = 16;
+  // Signatures whose checks an op remembers (about 6 KB each); calls with more distinct
+  // signatures than this are checked every time, as before there was a memo.
+  static constexpr size_t kMaxRememberedChecks = 256;
 
   OpState(std::string_view name, const Params& params, Target target);
   ~OpState();
@@ -47,7 +50,8 @@ class OpState {
   KernelRef kernel_for(const Route& route, const Device& device, DescList inputs);
   // The memoised kernel for the call on the settled route, if any (mutex_ held).
   KernelRef find_kernel(const Device& device, DescList inputs);
-  // Checks a signature not checked before and remembers its check (see checked_).
+  // Checks a signature not checked before and remembers its check (see checked_);
+  // there must be room (checked_count_ < kMaxRememberedChecks).
   const manifest::CallCheck& remember_check(const Device& device, DescList inputs);
   KernelRef build_target_kernel(const Route& route, const Device& device, DescList inputs);
   // Tunes a kernel just built when the op is in tuned mode.
@@ -79,6 +83,7 @@ class OpState {
   // whose signature passed before is not checked again: the check was 46% of a memo
   // hit. Entries live as long as the op (a hit is used after the lock is released).
   SignatureMap<std::unique_ptr<const manifest::CallCheck>> checked_;
+  size_t checked_count_ = 0;
   Route route_;
   SignatureMap<KernelRef> target_memo_;
   InTreeKernels in_tree_;
