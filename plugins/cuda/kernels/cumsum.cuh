@@ -133,6 +133,32 @@ __device__ void col_chain_prefix(const TileStatus<A, L>& s, i64 id, i64 part, i6
   s.publish(s.inc, id, inclusive, kTilePrefix);
 }
 
+// Inclusive scan of v, in lane order, over the lanes of the warp that share this lane's
+// remainder mod `stride` (1: the whole warp; TX: the thread rows of a strip's warp).
+template <class A>
+__device__ __forceinline__ A warp_scan(A v, int stride) {
+  const u32 lane = threadIdx.x % 32;
+#pragma unroll
+  for (int d = stride; d < 32; d *= 2) {
+    const A n = shfl_up(v, d);
+    if (lane >= u32(d)) v += n;
+  }
+  return v;
+}
+
+// Of the N group totals at totals[0], totals[stride], ...: the sum of those before group
+// `g`, and the sum of all, each added in group order.
+template <class A, int N>
+__device__ __forceinline__ void before_and_total(const A* totals, int stride, int g, A& before, A& total) {
+  before = total = A(0);
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const A t = totals[j * stride];
+    if (j < g) before += t;
+    total += t;
+  }
+}
+
 template <class T, int V, int ITEMS, int TPR>
 __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
@@ -162,25 +188,15 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
       v[i][k] = ok ? acc_of(in[i].get(k)) : A(0);
       if (k > 0) v[i][k] += v[i][k - 1];
     }
-    A s = v[i][V - 1];
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const A n = shfl_up(s, d);
-      if (lane >= u32(d)) s += n;
-    }
+    const A s = warp_scan(v[i][V - 1], 1);
     const A exclusive = shfl_up(s, 1);
     base[i] = carry + (lane > 0 ? exclusive : A(0));
     carry += shfl_idx(s, 31);
   }
   if (lane == 0) warp_total[warp] = carry;
   __syncthreads();
-  A before_warp = A(0), total = A(0);
-#pragma unroll
-  for (int w = 0; w < WARPS; ++w) {
-    const A t = warp_total[w];
-    if (w < int(warp)) before_warp += t;
-    total += t;
-  }
+  A before_warp, total;
+  before_and_total<A, WARPS>(warp_total, 1, int(warp), before_warp, total);
   if (p.chain > 1) {  // uniform over the grid
     if (warp == 0) {
       pdl_wait();  // the status is zeroed by scan_init
@@ -240,15 +256,7 @@ __global__ void __launch_bounds__(TX* TY) cumsum_col(const ScanParams p) {
   __syncthreads();
   A before[V], total[V];
 #pragma unroll
-  for (int k = 0; k < V; ++k) {
-    before[k] = total[k] = A(0);
-#pragma unroll
-    for (int j = 0; j < TY; ++j) {
-      const A t = part_total[j][tx * V + k];
-      if (j < int(ty)) before[k] += t;
-      total[k] += t;
-    }
-  }
+  for (int k = 0; k < V; ++k) before_and_total<A, TY>(&part_total[0][tx * V + k], L, int(ty), before[k], total[k]);
   if (p.chain > 1) {  // uniform over the grid
     if (ty == 0) {
       pdl_wait();  // the status is zeroed by scan_init
@@ -315,11 +323,7 @@ __global__ void __launch_bounds__(TX* TY) cumsum_strip(const ScanParams p) {
 #pragma unroll
       for (int u = 0; u < U; ++u)
         if (r0 + u < p.len) v[k] += acc_of(in[u].get(k));
-#pragma unroll
-      for (int d = TX; d < 32; d *= 2) {
-        const A n = shfl_up(v[k], d);
-        if (lane >= u32(d)) v[k] += n;
-      }
+      v[k] = warp_scan(v[k], TX);
       if (lane >= u32(32 - TX)) warp_total[parity][warp][tx * V + k] = v[k];
     }
     __syncthreads();
@@ -327,13 +331,8 @@ __global__ void __launch_bounds__(TX* TY) cumsum_strip(const ScanParams p) {
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       const A exclusive = shfl_up(v[k], TX);
-      A before = A(0), total = A(0);
-#pragma unroll
-      for (int w = 0; w < WARPS; ++w) {
-        const A t = warp_total[parity][w][tx * V + k];
-        if (w < int(warp)) before += t;
-        total += t;
-      }
+      A before, total;
+      before_and_total<A, WARPS>(&warp_total[parity][0][tx * V + k], L, int(warp), before, total);
       run[k] = carry[k] + before + (lane >= u32(TX) ? exclusive : A(0));
       carry[k] += total;
     }

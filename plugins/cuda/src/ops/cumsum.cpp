@@ -88,20 +88,17 @@ CumsumPlan plan(const Call& call) {
   p.dim = normalize_axis(call, "dim", call.params().get_int("dim"), int64_t(shape.size()));
   const Axis a = axis_view(shape, p.dim);
   p.rows = a.inner == 1;
+  const int maxv = max_vec(p.elem);
   if (p.rows) {
-    const int maxv = max_vec(p.elem);
     p.vec = a.size % maxv == 0 ? maxv : 1;
     // Enough threads for the row to be one tile, up to row_max_threads.
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
-  } else {
-    const int maxv = max_vec(p.elem);
-    const int64_t sms = call.sm_count();
-    p.strips = strip_count(a, p.elem, maxv, 64) >= sms;
+  } else if (const int64_t sms = call.sm_count(); strip_count(a, p.elem, maxv, 64) >= sms) {
+    p.strips = true;
     p.strip_bytes = 2 * strip_count(a, p.elem, maxv, 128) >= 3 * sms ? 128 : 64;
-    if (p.strips)
-      p.vec = a.inner % maxv == 0 ? maxv : 1;
-    else
-      p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
+    p.vec = a.inner % maxv == 0 ? maxv : 1;
+  } else {
+    p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
   }
   return p;
 }
