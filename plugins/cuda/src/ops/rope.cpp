@@ -17,10 +17,12 @@ struct RopePlan {
   Elem elem = Elem::f32;
   Elem pos = Elem::i64;
   bool interleaved = false;
+  bool partial = false;  // R < D: pass-through units
   int vec = 1;
 
   ProgramSpec program(int v) const {
-    return {"rope", {instance("rope", {cuda_type(elem), cuda_type(pos), interleaved ? "1" : "0", std::to_string(v)})}};
+    return {"rope", {instance("rope", {cuda_type(elem), cuda_type(pos), interleaved ? "1" : "0", std::to_string(v),
+                                       partial ? "1" : "0"})}};
   }
   // Rotation work units per head for access width v (see rope.cuh).
   int64_t rot_units(int64_t rot_dim, int v) const {
@@ -54,6 +56,7 @@ RopePlan plan(const Call& call) {
   const int m = max_vec(p.elem);
   const bool fits = d.head_dim % m == 0 && (p.interleaved ? d.rot_dim % m == 0 : (d.rot_dim / 2) % m == 0);
   p.vec = fits ? m : 1;
+  p.partial = d.rot_dim < d.head_dim;
   const int64_t units = p.rot_units(d.rot_dim, 1) + (d.head_dim - d.rot_dim);  // the most, at width 1
   if (d.tokens * d.heads * units >= (int64_t(1) << 31)) call.refuse("more than 2^31 work units");
   return p;
@@ -113,7 +116,7 @@ class RopeKernel final : public CudaKernel {
 std::string rope_identity(const Call& call) {
   const RopePlan p = plan(call);
   return std::string(call.op()) + "|sm" + std::to_string(call.arch()) + "|" + name_of(p.elem) + "|" + name_of(p.pos) +
-         (p.interleaved ? "|interleaved" : "|neox") + "|v" + std::to_string(p.vec);
+         (p.interleaved ? "|interleaved" : "|neox") + (p.partial ? "|partial" : "") + "|v" + std::to_string(p.vec);
 }
 
 std::unique_ptr<sdk::Kernel> build_rope(const Call& call) {
@@ -130,7 +133,8 @@ void list_rope_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kFloats)
     for (Elem pos : kPositionTypes)
       for (bool interleaved : {false, true})
-        for (int vec : {max_vec(e), 1}) out.push_back(RopePlan{e, pos, interleaved, vec}.program(vec));
+        for (bool partial : {false, true})
+          for (int vec : {max_vec(e), 1}) out.push_back(RopePlan{e, pos, interleaved, partial, vec}.program(vec));
 }
 
 }  // namespace tileops::cuda
