@@ -132,10 +132,20 @@ __device__ __forceinline__ float row_shift(const NormParams& p, i64 row) {
     return 0.f;
 }
 
-// The `1` (blocks per SM) keeps ptxas from capping registers for occupancy, which
-// spills part of the row to local memory.
+// CTAs an SM norm_reg asks ptxas for. Rows of 16-bit vectors (packed two elements to
+// a register), one CTA a row, fit 1536 threads' worth of registers (40 for 256-thread
+// CTAs: six CTAs an SM, not five, so a row count a little over a multiple of five SMs'
+// worth wastes less of its last wave). Other rows (fp32, scalar accesses, a cluster's
+// exchange, the fused add's residual) would spill, and get 1: the registers ptxas wants.
+template <class T, int KIND, int V, int THREADS, int CLUSTER>
+struct NormRegBlocks {
+  enum : int {
+    value = sizeof(T) == 2 && V == 8 && CLUSTER == 1 && KIND != kFusedAddRms && THREADS <= 1536 ? 1536 / THREADS : 1
+  };
+};
+
 template <class T, int KIND, int V, int ITEMS, int TPR, int RPC, int CLUSTER>
-__global__ void __launch_bounds__(TPR* RPC, 1) norm_reg(const NormParams p) {
+__global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC, CLUSTER>::value)) norm_reg(const NormParams p) {
   typedef RowGroup<TPR, RPC, CLUSTER> Group;
   __shared__ Sum2 buf[Group::kBuf];
   const Group g;
