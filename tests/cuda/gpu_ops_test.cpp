@@ -146,7 +146,7 @@ TILEOPS_GPU_TEST_CASE("sum, mean, amax over any axes") {
       {{64, 4096}, Shape{-1}, false},  {{8, 512, 256}, Shape{1}, false}, {{33, 17}, std::nullopt, false},
       {{4, 6, 8}, Shape{0, 2}, true},  {{2, 3, 0}, Shape{2}, false},     {{1000, 3}, Shape{0}, true},
       {{3, 1000003}, Shape{1}, false}, {{2048, 4096}, Shape{0}, false},   {{}, std::nullopt, false},
-      {{5, 7, 9}, Shape{}, false},     {{16, 49}, Shape{1}, false},
+      {{5, 7, 9}, Shape{}, false},     {{16, 49}, Shape{1}, false},      {{2048, 4096}, std::nullopt, false},
   };
   for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"})
     for (DType d : kFloatsAndInts) {
@@ -169,7 +169,8 @@ TILEOPS_GPU_TEST_CASE("argmax: first index of the maximum, NaN counting as the m
     bool keepdim;
   };
   const Case cases[] = {{{64, 1000}, -1, false}, {{333, 77}, std::nullopt, false}, {{50, 40}, 0, true},
-                        {{4, 128256}, -1, false}, {{3, 2000, 9}, 1, false},         {{7}, 0, false}};
+                        {{4, 128256}, -1, false}, {{3, 2000, 9}, 1, false},         {{7}, 0, false},
+                        {{1024, 4096}, std::nullopt, false}};
   for (DType d : kFloatsAndInts)
     for (const Case& c : cases) {
       Params params{param("keepdim", c.keepdim)};

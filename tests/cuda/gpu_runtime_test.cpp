@@ -73,6 +73,7 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
   Op gate("SiluAndMulFwdOp", {}, std::string(BUILTIN));
   Op softmax("SoftmaxFwdOp", {param("dim", int64_t(-1))}, std::string(BUILTIN));
   Op total("SumFwdOp", {param("dim", std::vector<int64_t>{-1}), param("keepdim", false)}, std::string(BUILTIN));
+  Op total_all("SumFwdOp", {}, std::string(BUILTIN));  // split over CTAs: scratch and zeroed counters
   Op rope("RoPEFwdOp", {}, std::string(BUILTIN));
   const Tensor x = random_tensor({64, 2048}, dtypes::bfloat16, rng()).to(cuda);
   const Tensor w = random_tensor({2048}, dtypes::bfloat16, rng()).to(cuda);
@@ -85,10 +86,10 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
     const Tensor y = norm({x, w})[0];
     const Tensor g = gate({y})[0];
     const Tensor s = softmax({g})[0];
-    return std::vector<Tensor>{total({s})[0], rope({q, positions, cache})[0]};
+    return std::vector<Tensor>{total({s})[0], rope({q, positions, cache})[0], total_all({g})[0]};
   };
   const auto eager = sequence();  // builds every kernel: later calls are memo hits
-  const auto eager_sum = values_of(eager[0]), eager_rope = values_of(eager[1]);
+  const auto eager_sum = values_of(eager[0]), eager_rope = values_of(eager[1]), eager_all = values_of(eager[2]);
 
   CUgraph graph = nullptr;
   check_cu(d.cuStreamBeginCapture(static_cast<CUstream>(stream.handle()), CU_STREAM_CAPTURE_MODE_GLOBAL),
@@ -110,6 +111,7 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
   stream.synchronize();
   CHECK(values_of(captured[0]) == eager_sum);  // deterministic kernels: bit for bit
   CHECK(values_of(captured[1]) == eager_rope);
+  CHECK(values_of(captured[2]) == eager_all);
 
   // The graph holds the positions' address: a bad position written there later is still
   // found on device and reported as a ValueError at the next synchronisation.
