@@ -41,6 +41,7 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
       {{3, 4096}, {4096}, true},      {{5, 1000}, {1000}, true},  {{1, 8192}, {8192}, false},
       {{0, 4096}, {4096}, true},      {{4, 8, 64}, {8, 64}, true}, {{2, 70000}, {70000}, true},
       {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
+      {{3, 1048576}, {1048576}, true},  // past a cluster's shared memory: the queue form (fused add: the loop)
   };
   for (DType d : kFloats)
     for (const Case& c : cases) {
@@ -93,7 +94,8 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
   };
   const Case cases[] = {{{6, 4096}, {4096}, true, true},       {{3, 777}, {777}, false, false},
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
-                        {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true}};
+                        {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
+                        {{2, 1500000}, {1500000}, true, true}};  // the queue form, a short last piece
   for (DType d : kFloats)
     for (const Case& c : cases)
       check_against_cpu_ref("LayerNormFwdOp", {param("normalized_shape", c.normalized)},
@@ -109,8 +111,9 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
   };
   const Case cases[] = {{{2, 32, 8, 8}, 8, true},      {{1, 6, 7, 7}, 3, true},     {{2, 64, 32, 32}, 4, false},
                         {{1, 4, 256, 256}, 1, true},   {{3, 10}, 5, true},          {{2, 320, 16, 16}, 32, true},
-                        // groups of 1M elements, past a cluster's shared memory: the loop form
-                        {{1, 256, 128, 128}, 4, true}};
+                        // groups of 1M elements, past a cluster's shared memory: the queue
+                        // form; then 1.28M, whose last piece is short
+                        {{1, 256, 128, 128}, 4, true},  {{2, 64, 200, 200}, 2, true}};
   for (DType d : kFloats)
     for (const Case& c : cases) {
       const Shape channel{c.x[1]};

@@ -1,6 +1,6 @@
 // How row kernels (norms, softmax along the last dim) lay rows out: the register,
-// cluster, shared-memory (one stage or a two-stage sweep) and loop forms, chosen from
-// the row length, the row count and the device, without a GPU.
+// cluster, shared-memory (one stage or a two-stage sweep), queue (norms) and loop forms,
+// chosen from the row length, the row count and the device, without a GPU.
 #include "ops/rows.hpp"
 
 #include <doctest/doctest.h>
@@ -84,8 +84,22 @@ TEST_CASE("many rows whose slices pass 32 KB stay on one stage (three CTAs an SM
   CHECK(group.stages == 1);
 }
 
+TEST_CASE("rows too long for a cluster's shared memory take the queue form where the family has it") {
+  const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
+  const cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kBf16Vec, norms);  // GroupNorm VAE: 4 MB groups
+  CHECK(vae.form == cuda::RowPlan::kQueue);
+  CHECK(vae.vec == kBf16Vec);
+  CHECK(vae.tpr == 256);
+  CHECK(vae.shape(32).grid[0] == 1);  // until fit_to sets the CTAs the GPU holds
+  CHECK(vae.shape(32).block[0] == 256);
+  const cuda::RowPlan fits = cuda::plan_rows(8192, kBf16Vec, norms);  // other rows as without it
+  CHECK(fits.form == cuda::RowPlan::kReg);
+  const cuda::RowPlan ampere = cuda::plan_rows(8 * 512 * 512, kBf16Vec, {80, 32, kSms, 0, true});
+  CHECK(ampere.form == cuda::RowPlan::kLoop);
+}
+
 TEST_CASE("rows too long for a cluster's shared memory, or misaligned, take the loop form") {
-  const cuda::RowPlan vae = hopper(8 * 512 * 512, kBf16Vec, 32);  // GroupNorm VAE: 4 MB groups
+  const cuda::RowPlan vae = hopper(8 * 512 * 512, kBf16Vec, 32);  // a family without the queue form
   CHECK(vae.form == cuda::RowPlan::kLoop);
   CHECK(vae.cluster == 8);
   const cuda::RowPlan scalar = cuda::fallback_rows(128256, {90, 64, kSms, kH200Smem});

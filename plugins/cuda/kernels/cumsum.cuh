@@ -19,7 +19,7 @@
 // then walks back over its predecessors, adding aggregates until it meets one that has
 // published its inclusive prefix, and publishes its own. Tiles are taken in blockIdx
 // order, which is the order CTAs start in (as CUB relies on), so a tile only waits on
-// tiles that have started. `scan_init` zeroes the flags; the scan kernel is launched as
+// tiles that have started. `zero_words` zeroes the flags; the scan kernel is launched as
 // its programmatic dependent and waits for it only before touching the status.
 // Floating results depend on how far each look-back went, so they can differ between
 // runs in the last bits (integers are exact).
@@ -57,13 +57,6 @@ struct TileStatus {
     if (lane == 0) st_release(flags + id, flag);
   }
 };
-
-// Zeroes the flags of a chained scan. Its dependent starts right away.
-__global__ void __launch_bounds__(256) scan_init(const ScanParams p) {
-  pdl_launch_dependents();
-  u32* flags = static_cast<u32*>(p.status);
-  for (i64 i = blockIdx.x * i64(blockDim.x) + threadIdx.x; i < p.tiles; i += i64(gridDim.x) * blockDim.x) flags[i] = 0;
-}
 
 // The total of the tiles before tile `id` (the `part`-th of its chain; predecessors are
 // id - 1, id - 2, ...), looking back over 32 predecessors at a time. Publishes the
@@ -199,7 +192,7 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   before_and_total<A, WARPS>(warp_total, 1, int(warp), before_warp, total);
   if (p.chain > 1) {  // uniform over the grid
     if (warp == 0) {
-      pdl_wait();  // the status is zeroed by scan_init
+      pdl_wait();  // the status is zeroed by zero_words
       const A b = row_chain_prefix(TileStatus<A, 1>(p.status, p.tiles), id, part, total);
       if (lane == 0) tile_before = b;
     }
@@ -259,7 +252,7 @@ __global__ void __launch_bounds__(TX* TY) cumsum_col(const ScanParams p) {
   for (int k = 0; k < V; ++k) before_and_total<A, TY>(&part_total[0][tx * V + k], L, int(ty), before[k], total[k]);
   if (p.chain > 1) {  // uniform over the grid
     if (ty == 0) {
-      pdl_wait();  // the status is zeroed by scan_init
+      pdl_wait();  // the status is zeroed by zero_words
       A b[V];
       col_chain_prefix(TileStatus<A, L>(p.status, p.tiles), id, c, p.col_blocks, total, b);
 #pragma unroll

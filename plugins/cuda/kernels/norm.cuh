@@ -9,6 +9,9 @@
 //             the row in shared memory (slice.cuh), read from device memory once.
 //   norm_loop any row length: one pass for the statistics, one to write (the second
 //             read mostly hits L2); CLUSTER CTAs per row split it when rows are long.
+//   norm_queue rows too long for a cluster's shared memory (sm_90; not the fused add):
+//             a persistent grid takes pieces of rows in an order that reads each piece
+//             a second time while it is still in L2.
 // Statistics in fp32, one reduction per row: the sum of squares (RMS), or for LayerNorm
 // and GroupNorm the sums of (x - K) and (x - K)^2 with K the row's first element, which
 // gives the biased variance without cancellation when the mean is large.
@@ -276,6 +279,139 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
     }
   }
   g.finish();
+}
+
+// A row's mean and 1 / sqrt(variance + eps), published by its last statistics item.
+struct RowStats {
+  float mean, scale;
+};
+
+// Work items, taken one at a time from a counter (p.queue[0]) by a grid of as many CTAs
+// as the GPU holds: each row is cut into p.pieces pieces of kQueueVecs vectors (the last
+// shorter), and each piece gives a statistics item (its Sum2) and a normalisation item.
+// The statistics of rows 0 .. lag - 1 come first, then the statistics of row k + lag and
+// the normalisation of row k for each k, then the normalisation of the last lag rows (a
+// QueueItem): a piece is read the second time about lag rows of work after the first,
+// while it is still in L2 (lag is the rows' worth of items the grid works on at once,
+// plus one), so a GroupNorm VAE group of 4-8 MB is read from DRAM once. The last statistics item of a row to arrive
+// combines the row's Sum2s in piece order (the result does not depend on arrival order)
+// and raises the row's ready flag; a normalisation item spins on it. It can only wait for
+// items taken before it, by CTAs that are running and never wait for it: no deadlock,
+// whatever the grid. The counters are zeroed by zero_words, this kernel's programmatic
+// predecessor.
+constexpr int kQueueVecs = TILEOPS_CUDA_QUEUE_VECS;
+
+struct QueueItem {
+  bool statistics;
+  i64 row, piece;
+  // Item `n` of 2 * rows * pieces, in the order above.
+  __device__ __forceinline__ QueueItem(i64 n, i64 rows, i64 pieces, i64 lag) {
+    const i64 lead = lag < rows ? lag : rows;
+    const i64 head = lead * pieces, body = (rows - lead) * 2 * pieces;
+    i64 k;
+    if (n < head) {
+      statistics = true;
+      row = n / pieces;
+      piece = n % pieces;
+    } else if ((k = n - head) < body) {
+      const i64 pair = k / (2 * pieces), slot = k % (2 * pieces);
+      statistics = slot < pieces;
+      row = statistics ? pair + lead : pair;
+      piece = slot % pieces;
+    } else {
+      k -= body;
+      statistics = false;
+      row = rows - lead + k / pieces;
+      piece = k % pieces;
+    }
+  }
+};
+
+template <class T, int KIND, int V, int TPR>
+__global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
+  typedef RowGroup<TPR, 1, 1> Group;
+  constexpr int U = kQueueVecs / TPR;  // vectors a thread, all in flight at once
+  static_assert(kQueueVecs % TPR == 0, "whole vectors a thread");
+  __shared__ Sum2 buf[Group::kBuf];
+  __shared__ u32 item_of_cta, last_of_row;
+  __shared__ RowStats row_stats;
+  const Group g;
+  const i64 nvec = p.cols / V;
+  const i64 pieces = p.pieces;
+  u32* arrived = p.queue + 1;
+  u32* ready = p.queue + 1 + p.rows;
+  Sum2* sums = static_cast<Sum2*>(p.sums);
+  RowStats* stats = static_cast<RowStats*>(p.stats);
+  if (threadIdx.x == 0) {
+    pdl_wait();  // the counters are zeroed
+    item_of_cta = atomicAdd(p.queue, 1u);
+  }
+  __syncthreads();
+  for (i64 item = item_of_cta; item < 2 * p.rows * pieces; item = item_of_cta) {
+    __syncthreads();  // everyone has read item_of_cta
+    // The next item's ticket, taken now so that its round trip overlaps this item.
+    u32 next = 0;
+    if (threadIdx.x == 0) next = atomicAdd(p.queue, 1u);
+    const QueueItem it(item, p.rows, pieces, p.lag);
+    const bool statistics = it.statistics;
+    const i64 row = it.row, piece = it.piece;
+    const i64 begin = piece * kQueueVecs;
+    const i64 base = row * p.cols;
+    const T* x = static_cast<const T*>(p.x) + base;
+    Vec<T, V> v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 vi = begin + u * TPR + g.lane;
+      if (vi < nvec) v[u] = statistics ? load<T, V>(x + vi * V) : load_cached<T, V>(x + vi * V);
+    }
+    if (statistics) {
+      const float shift = row_shift<T, KIND>(p, row);
+      Sum2 acc = {0.f, 0.f};
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (begin + u * TPR + g.lane < nvec)
+#pragma unroll
+          for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[u].get_float(k), shift);
+      const Sum2 total = g.reduce(acc, SumOp(), buf);
+      if (threadIdx.x == 0) {
+        sums[row * pieces + piece] = total;
+        __threadfence();
+        last_of_row = atomicAdd(arrived + row, 1u) == u32(pieces - 1);
+      }
+      __syncthreads();
+      if (last_of_row) {  // uniform: combine the row's pieces in order
+        __threadfence();
+        Sum2 part = {0.f, 0.f};
+        for (i64 q = g.lane; q < pieces; q += TPR) part = part + ld_relaxed(sums + row * pieces + q);
+        const Sum2 all = g.reduce(part, SumOp(), buf);
+        if (threadIdx.x == 0) {
+          RowStats r;
+          finish_stats<KIND>(all, shift, float(p.cols), p.eps, r.mean, r.scale);
+          stats[row] = r;
+          __threadfence();
+          st_release(ready + row, 1u);
+        }
+      }
+    } else {
+      if (threadIdx.x == 0) {
+        while (ld_acquire(ready + row) == 0) __nanosleep(64);
+        row_stats = ld_relaxed(stats + row);
+      }
+      __syncthreads();
+      const RowStats r = row_stats;
+      const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const i64 vi = begin + u * TPR + g.lane;
+        if (vi >= nvec) continue;
+        Affine<T, KIND, V> affine;
+        affine.load(p, c0, vi * V);
+        affine.apply(p, v[u], r.mean, r.scale, static_cast<T*>(p.y) + base + vi * V);
+      }
+    }
+    if (threadIdx.x == 0) item_of_cta = next;
+    __syncthreads();
+  }
 }
 
 }  // namespace tileops_cuda

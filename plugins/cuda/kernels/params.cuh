@@ -53,7 +53,18 @@ struct NormParams {
   FastDiv groups;                // GroupNorm: num_groups; rows < 2^31
   int channels_per_group;        // GroupNorm: C / num_groups
   float eps;
+  // norm_queue only (kernels/norm.cuh): `queue` holds the next work item (word 0), each
+  // row's arrived statistics items (words 1 .. rows), each row's ready flag (words
+  // rows + 1 .. 2 rows), zeroed by zero_words; `sums` the statistics items' Sum2
+  // [rows][pieces]; `stats` each row's (mean, scale).
+  unsigned* queue;
+  void* sums;
+  void* stats;
+  int pieces;  // work items of each kind a row
+  int lag;     // rows the statistics items run ahead of the normalisation items
 };
+// Vectors in one norm_queue work item (a piece of a row).
+#define TILEOPS_CUDA_QUEUE_VECS 1024
 
 // Softmax and log-softmax of x viewed as [outer, len, inner] along len.
 struct SoftmaxParams {
@@ -85,6 +96,12 @@ struct ReduceParams {
   long long kept_stride[TILEOPS_CUDA_MAX_DIMS];
   long long red_shape[TILEOPS_CUDA_MAX_DIMS];
   long long red_stride[TILEOPS_CUDA_MAX_DIMS];
+};
+
+// `count` words at `words`, zeroed by zero_words (kernels/common.cuh).
+struct ZeroParams {
+  void* words;
+  long long count;
 };
 
 // Inclusive cumulative sum of x viewed as [outer, len, inner] along len, as chained

@@ -83,6 +83,15 @@ void allow_max_smem(CUfunction f, const DeviceInfo& device) {
         "raising a kernel's dynamic shared memory limit");
 }
 
+void zero_words(CUfunction zero, void* words, int64_t count, void* stream) {
+  constexpr int kThreads = 256;
+  const tileops_cuda::ZeroParams p{words, count};
+  LaunchShape s;
+  s.grid[0] = unsigned(ceil_div(count, kThreads));
+  s.block[0] = kThreads;
+  launch(zero, s, stream, &p);
+}
+
 unsigned grid_for(int64_t work, int64_t per_cta, const DeviceInfo& device, int per_sm) {
   const int64_t wanted = ceil_div(work, per_cta);
   const int64_t most = int64_t(device.sm_count) * per_sm;

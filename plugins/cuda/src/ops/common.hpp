@@ -113,6 +113,11 @@ struct LaunchShape {
 // legacy default stream). Throws sdk::Failure (TILEOPS_ERR_DEVICE) when it fails.
 void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* params);
 
+// Launches zero_words (`zero`, kernels/common.cuh) over `count` words at `words`. The
+// kernel launched next on `stream` is to be its programmatic dependent
+// (LaunchShape::dependent) and pdl_wait() before it touches the words.
+void zero_words(CUfunction zero, void* words, int64_t count, void* stream);
+
 // How many CTAs of `block` threads of `f` an SM holds at once (at least 1).
 int occupancy(CUfunction f, int block);
 // How many clusters of `f` launched as `shape` the GPU holds at once (at least 1).

@@ -32,8 +32,6 @@ int strip_tx(Elem e, int v, int bytes) { return int(clamp(int64_t(bytes) / (v * 
 int64_t strip_count(const Axis& a, Elem e, int v, int bytes) {
   return a.outer * ceil_div(a.inner, int64_t(strip_tx(e, v, bytes)) * v);
 }
-constexpr int kInitThreads = 256;
-
 // Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
 size_t scan_status_bytes(int64_t tiles, int lanes, Elem e) {
   const size_t acc = e == Elem::i64 ? 8 : 4;
@@ -64,11 +62,11 @@ struct CumsumPlan {
     return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(kStripRows),
                                      std::to_string(tx), std::to_string(kStripThreads / tx)});
   }
-  // The primary kernel (with scan_init when it chains), then its element-by-element twin.
+  // The primary kernel (with zero_words when it chains), then its element-by-element twin.
   std::vector<ProgramSpec> programs() const {
     if (strips) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
-    return {{"cumsum", {kernel(vec), "tileops_cuda::scan_init"}}, {"cumsum", {kernel(1)}}};
+    return {{"cumsum", {kernel(vec), "tileops_cuda::zero_words"}}, {"cumsum", {kernel(1)}}};
   }
   std::string identity(const Call& call) const {
     const std::string form = rows     ? "|rows t" + std::to_string(tpr)
@@ -152,11 +150,8 @@ class CumsumKernel final : public CudaKernel {
     }
     StreamBuffer status(scan_status_bytes(p.tiles, lanes, plan_.elem), a.stream);
     p.status = status.get();
-    LaunchShape init;
-    init.grid[0] = unsigned(ceil_div(p.tiles, kInitThreads));
-    init.block[0] = kInitThreads;
-    cuda::launch(init_, init, a.stream, &p);
-    s.dependent = true;  // overlaps scan_init; waits for it before touching the status
+    zero_words(init_, p.status, p.tiles, a.stream);  // the flags
+    s.dependent = true;
     cuda::launch(scan, s, a.stream, &p);
   }
 

@@ -23,9 +23,12 @@ struct NormPlan {
   int64_t channel_size = 1, channels_per_group = 1, groups = 1;  // GroupNorm
   RowPlan primary, fallback;
 
+  // The queue form's program also holds zero_words, which zeroes its counters.
   ProgramSpec program(const RowPlan& rows) const {
-    return {"norm",
-            {instance(rows.kernel("norm").c_str(), {cuda_type(elem), std::to_string(int(kind)), rows.template_args()})}};
+    const std::string kernel =
+        instance(rows.kernel("norm").c_str(), {cuda_type(elem), std::to_string(int(kind)), rows.template_args()});
+    if (rows.form == RowPlan::kQueue) return {"norm", {kernel, "tileops_cuda::zero_words"}};
+    return {"norm", {kernel}};
   }
   std::string identity(const Call& call) const {
     char eps_text[32];
@@ -75,9 +78,10 @@ NormPlan plan(const Call& call, Kind kind) {
     run = p.cols;
   }
   const int vec = run > 0 && run % max_vec(p.elem) == 0 ? max_vec(p.elem) : 1;
-  // The fused add also reads and writes the residual: never the shared-memory form.
+  // The fused add also reads and writes the residual: never the shared-memory or the
+  // queue form.
   const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count(),
-                           kind == kFusedAddRms ? 0 : call.smem_budget()};
+                           kind == kFusedAddRms ? 0 : call.smem_budget(), kind != kFusedAddRms};
   p.primary = plan_rows(p.cols, vec, context);
   p.fallback = fallback_rows(p.cols, context);
   return p;
@@ -92,9 +96,10 @@ class NormKernel final : public CudaKernel {
         channel_size_(make_fast_div(uint32_t(plan.channel_size))),
         groups_(make_fast_div(uint32_t(plan.groups))),
         primary_(modules[0]->functions[0]),
+        zero_(plan.primary.form == RowPlan::kQueue ? modules[0]->functions[1] : nullptr),
         fallback_(modules[1]->functions[0]) {
     if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
-    plan_.primary.fit_to(primary_);
+    plan_.primary.fit_to(primary_, device.sm_count);
   }
 
   void launch(const sdk::LaunchArgs& a) override {
@@ -153,12 +158,36 @@ class NormKernel final : public CudaKernel {
     const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.residual, align) &&
                     aligned(p.weight, align) && aligned(p.bias, align);
     const RowPlan& rows = ok ? plan_.primary : plan_.fallback;
+    if (rows.form == RowPlan::kQueue) return run_queue(p, stream);
     cuda::launch(ok ? primary_ : fallback_, rows.shape(p.rows), stream, &p);
+  }
+
+  // norm_queue: its counters, the pieces' sums and the rows' statistics in scratch memory;
+  // the statistics run ahead by the rows' worth of items the grid works on at once, plus
+  // one.
+  void run_queue(tileops_cuda::NormParams p, void* stream) const {
+    const RowPlan& rows = plan_.primary;
+    const int64_t pieces = ceil_div(p.cols / rows.vec, TILEOPS_CUDA_QUEUE_VECS);
+    constexpr size_t kPair = 2 * sizeof(float);  // a Sum2 or a RowStats (norm.cuh)
+    const int64_t words = 1 + 2 * p.rows;
+    const size_t words_bytes = (size_t(words) * 4 + 15) & ~size_t(15);
+    const size_t sums_bytes = size_t(p.rows * pieces) * kPair;
+    StreamBuffer scratch(words_bytes + sums_bytes + size_t(p.rows) * kPair, stream);
+    char* base = static_cast<char*>(scratch.get());
+    p.queue = reinterpret_cast<unsigned*>(base);
+    p.sums = base + words_bytes;
+    p.stats = base + words_bytes + sums_bytes;
+    p.pieces = int(pieces);
+    p.lag = int(ceil_div(rows.resident, 2 * pieces) + 1);
+    zero_words(zero_, p.queue, words, stream);
+    LaunchShape s = rows.shape(p.rows);
+    s.dependent = true;
+    cuda::launch(primary_, s, stream, &p);
   }
 
   NormPlan plan_;
   tileops_cuda::FastDiv channel_size_, groups_;  // GroupNorm's divisors, fixed by the plan
-  CUfunction primary_, fallback_;
+  CUfunction primary_, zero_, fallback_;
 };
 
 template <Kind K>
@@ -193,9 +222,10 @@ void list_norm_programs(std::vector<ProgramSpec>& out) {
       NormPlan p;
       p.kind = kind;
       p.elem = e;
+      const bool row_forms = kind != kFusedAddRms;  // the shared-memory and queue forms
       for (int vec : {max_vec(e), 1})
-        for (const RowPlan& rows : all_row_plans(vec, 90, false, kind != kFusedAddRms)) out.push_back(p.program(rows));
-      for (const RowPlan& rows : all_row_plans(1, 90, true, kind != kFusedAddRms)) out.push_back(p.program(rows));
+        for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms)) out.push_back(p.program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms)) out.push_back(p.program(rows));
     }
 }
 

@@ -12,6 +12,7 @@ constexpr int kMaxBlockThreads = 512;
 constexpr int kClusterThreads = 256;
 constexpr int kMaxCluster = 8;  // the portable cluster size
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
+constexpr int kQueueThreads = 256;  // the queue form: kQueueVecs (norm.cuh) / 256 vectors a thread
 // kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up
 // to what one CTA may use less what the kernels declare statically.
 constexpr int64_t kSliceTarget = 64 << 10;
@@ -28,6 +29,20 @@ RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   const bool long_row = nvec > int64_t(kLoopThreads) * 128;
   const bool few_rows = c.rows < 2 * int64_t(c.sm_count) && nvec > int64_t(kLoopThreads) * 8;
   p.cluster = c.arch >= 90 && (long_row || few_rows) ? kMaxCluster : 1;
+  return p;
+}
+
+// The queue form numbers its work items (2 * pieces a row, and the tickets the grid
+// takes past the last) with 32 bits.
+bool queue_fits(int64_t nvec, int64_t rows) {
+  return rows * 2 * ceil_div(nvec, TILEOPS_CUDA_QUEUE_VECS) < (int64_t(1) << 31);
+}
+
+RowPlan queue_plan(int vec) {
+  RowPlan p;
+  p.form = RowPlan::kQueue;
+  p.vec = vec;
+  p.tpr = kQueueThreads;
   return p;
 }
 
@@ -62,7 +77,7 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
     }
   }
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
-  if (slice > room) return loop_plan(nvec, vec, c);
+  if (slice > room) return c.queue && queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
   p.slice_bytes = int(slice);
   return p;
 }
@@ -70,7 +85,13 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
 }  // namespace
 
 std::string RowPlan::kernel(const char* family) const {
-  return std::string(family) + (form == kReg ? "_reg" : form == kSmem ? "_smem" : "_loop");
+  switch (form) {
+    case kReg: return std::string(family) + "_reg";
+    case kSmem: return std::string(family) + "_smem";
+    case kLoop: return std::string(family) + "_loop";
+    case kQueue: return std::string(family) + "_queue";
+  }
+  return "";
 }
 
 std::string RowPlan::template_args() const {
@@ -80,6 +101,7 @@ std::string RowPlan::template_args() const {
              std::to_string(rpc) + ", " + std::to_string(cluster);
     case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster) + ", " + std::to_string(stages);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
+    case kQueue: return std::to_string(vec) + ", " + std::to_string(tpr);
   }
   return "";
 }
@@ -93,6 +115,11 @@ std::string RowPlan::describe() const {
 
 LaunchShape RowPlan::shape(int64_t rows) const {
   LaunchShape s;
+  if (form == kQueue) {  // persistent: the CTAs the GPU holds at once
+    s.grid[0] = unsigned(resident > 0 ? resident : 1);
+    s.block[0] = unsigned(tpr);
+    return s;
+  }
   int64_t groups = ceil_div(rows, rpc);
   if (stages > 1 && resident > 0 && groups > resident) groups = resident;
   s.grid[0] = unsigned(groups * cluster);
@@ -102,8 +129,9 @@ LaunchShape RowPlan::shape(int64_t rows) const {
   return s;
 }
 
-void RowPlan::fit_to(CUfunction f) {
+void RowPlan::fit_to(CUfunction f, int sm_count) {
   if (form == kSmem && stages > 1) resident = resident_clusters(f, shape(1));
+  if (form == kQueue) resident = occupancy(f, tpr) * sm_count;
 }
 
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
@@ -134,11 +162,11 @@ RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
 
 RowPlan fallback_rows(int64_t cols, const RowContext& c) { return loop_plan(cols, 1, c); }
 
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem) {
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
   std::vector<RowPlan> out;
   std::set<std::string> seen;
   for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
-    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0};
+    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       if (seen.insert(p.describe()).second) out.push_back(p);

@@ -7,8 +7,9 @@ namespace tileops::cuda {
 struct RowPlan {
   // kReg: the row lives in registers (norm_reg, softmax_reg); kSmem: in the shared
   // memory of a cluster, read once by the bulk copy engine (norm_smem, softmax_smem);
-  // kLoop: a statistics pass, then a write pass (norm_loop, softmax_loop).
-  enum Form { kReg, kSmem, kLoop };
+  // kLoop: a statistics pass, then a write pass (norm_loop, softmax_loop); kQueue: pieces
+  // of rows handed out as work items to a persistent grid (norm_queue only).
+  enum Form { kReg, kSmem, kLoop, kQueue };
   Form form = kReg;
   int vec = 1;          // elements per access (kSmem: 16 bytes' worth)
   int items = 1;        // kReg: vectors per thread
@@ -18,18 +19,20 @@ struct RowPlan {
   int slice_bytes = 0;  // kSmem: a CTA's share of a row
   // kSmem: slice buffers per CTA. 2: each cluster sweeps rows, loading the next while it
   // works on this one (the grid is then the clusters the GPU holds at once, `resident`,
-  // which the kernel sets from the occupancy of its function once it is loaded).
+  // which the kernel sets from the occupancy of its function once it is loaded). kQueue:
+  // the grid is `resident` CTAs.
   int stages = 1;
   int resident = 0;
 
-  // "<family>_reg", "<family>_smem" or "<family>_loop".
+  // "<family>_reg", "<family>_smem", "<family>_loop" or "<family>_queue".
   std::string kernel(const char* family) const;
   // The template arguments after <T, KIND-or-LOG, ...> of that kernel.
   std::string template_args() const;
   std::string describe() const;  // "reg v8 i4 t256 r1 c1"
   LaunchShape shape(int64_t rows) const;
-  // Sets `resident` for the kernel `f` of this plan (kSmem with 2 stages; else nothing).
-  void fit_to(CUfunction f);
+  // Sets `resident` for the kernel `f` of this plan on a GPU of `sm_count` SMs (kSmem
+  // with 2 stages, kQueue; else nothing).
+  void fit_to(CUfunction f, int sm_count);
 };
 
 // What a row layout depends on besides the row: the device, how many rows there are,
@@ -39,12 +42,14 @@ struct RowContext {
   int64_t rows;
   int sm_count;
   int64_t smem_budget;
+  bool queue = false;  // the family has a kQueue kernel (the norms)
 };
 
 // The layout for rows of `cols` elements accessed `vec` at a time (1, or 16 bytes'
 // worth when the row length allows): in registers when a row fits (at most 32 elements
 // a thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
-// else on sm_90 in the shared memory of a cluster of up to 8 CTAs, else the loop form.
+// else on sm_90 in the shared memory of a cluster of up to 8 CTAs, else (sm_90, with
+// `queue`) the queue form, else the loop form.
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& context);
 // The form for rows whose pointers turn out misaligned at launch: the loop, one element
 // an access.
@@ -52,7 +57,7 @@ RowPlan fallback_rows(int64_t cols, const RowContext& context);
 
 // Every distinct kernel plan_rows (or, with `fallback`, fallback_rows) can return for
 // rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors,
-// with (`smem`) or without a shared-memory budget.
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem);
+// with (`smem`) or without a shared-memory budget, with or without the queue form.
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue);
 
 }  // namespace tileops::cuda

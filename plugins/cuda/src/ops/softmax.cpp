@@ -108,7 +108,7 @@ class SoftmaxKernel final : public CudaKernel {
         fallback_(modules[1]->functions[0]) {
     if ((plan.rows && plan.primary.form == RowPlan::kSmem) || plan.strip_len > 0)
       allow_max_smem(primary_, device);
-    if (plan.rows) plan_.primary.fit_to(primary_);
+    if (plan.rows) plan_.primary.fit_to(primary_, device.sm_count);
   }
 
   void launch(const sdk::LaunchArgs& a) override {
@@ -177,8 +177,8 @@ void list_softmax_programs(std::vector<ProgramSpec>& out) {
       p.log = log;
       p.elem = e;
       for (int vec : {max_vec(e), 1})
-        for (const RowPlan& rows : all_row_plans(vec, 90, false, true)) out.push_back(p.row_program(rows));
-      for (const RowPlan& rows : all_row_plans(1, 90, true, true)) out.push_back(p.row_program(rows));
+        for (const RowPlan& rows : all_row_plans(vec, 90, false, true, false)) out.push_back(p.row_program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true, true, false)) out.push_back(p.row_program(rows));
       out.push_back(p.strip_program());
       for (int vec : {std::max(1, max_vec(e) / 4), 1}) out.push_back(p.col_program(vec));
     }
