@@ -17,6 +17,7 @@
 // gives the biased variance without cancellation when the mean is large.
 #pragma once
 #include "common.cuh"
+#include "queue_order.cuh"
 #include "slice.cuh"
 
 namespace tileops_cuda {
@@ -300,32 +301,6 @@ struct RowStats {
 // whatever the grid. The counters are zeroed by zero_words, this kernel's programmatic
 // predecessor.
 constexpr int kQueueVecs = TILEOPS_CUDA_QUEUE_VECS;
-
-struct QueueItem {
-  bool statistics;
-  i64 row, piece;
-  // Item `n` of 2 * rows * pieces, in the order above.
-  __device__ __forceinline__ QueueItem(i64 n, i64 rows, i64 pieces, i64 lag) {
-    const i64 lead = lag < rows ? lag : rows;
-    const i64 head = lead * pieces, body = (rows - lead) * 2 * pieces;
-    i64 k;
-    if (n < head) {
-      statistics = true;
-      row = n / pieces;
-      piece = n % pieces;
-    } else if ((k = n - head) < body) {
-      const i64 pair = k / (2 * pieces), slot = k % (2 * pieces);
-      statistics = slot < pieces;
-      row = statistics ? pair + lead : pair;
-      piece = slot % pieces;
-    } else {
-      k -= body;
-      statistics = false;
-      row = rows - lead + k / pieces;
-      piece = k % pieces;
-    }
-  }
-};
 
 template <class T, int KIND, int V, int TPR>
 __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
