@@ -141,11 +141,10 @@ __device__ __forceinline__ float row_shift(const NormParams& p, i64 row) {
 // CTAs: six CTAs an SM, not five, so a row count a little over a multiple of five SMs'
 // worth wastes less of its last wave). Other rows (fp32, scalar accesses, a cluster's
 // exchange, the fused add's residual) would spill, and get 1: the registers ptxas wants.
+// (THREADS is at most 512.)
 template <class T, int KIND, int V, int THREADS, int CLUSTER>
 struct NormRegBlocks {
-  enum : int {
-    value = sizeof(T) == 2 && V == 8 && CLUSTER == 1 && KIND != kFusedAddRms && THREADS <= 1536 ? 1536 / THREADS : 1
-  };
+  enum : int { value = sizeof(T) == 2 && V == 8 && CLUSTER == 1 && KIND != kFusedAddRms ? 1536 / THREADS : 1 };
 };
 
 template <class T, int KIND, int V, int ITEMS, int TPR, int RPC, int CLUSTER>
@@ -291,15 +290,17 @@ struct RowStats {
 // as the GPU holds: each row is cut into p.pieces pieces of kQueueVecs vectors (the last
 // shorter), and each piece gives a statistics item (its Sum2) and a normalisation item.
 // The statistics of rows 0 .. lag - 1 come first, then the statistics of row k + lag and
-// the normalisation of row k for each k, then the normalisation of the last lag rows (a
-// QueueItem): a piece is read the second time about lag rows of work after the first,
-// while it is still in L2 (lag is the rows' worth of items the grid works on at once,
-// plus one), so a GroupNorm VAE group of 4-8 MB is read from DRAM once. The last statistics item of a row to arrive
-// combines the row's Sum2s in piece order (the result does not depend on arrival order)
-// and raises the row's ready flag; a normalisation item spins on it. It can only wait for
-// items taken before it, by CTAs that are running and never wait for it: no deadlock,
-// whatever the grid. The counters are zeroed by zero_words, this kernel's programmatic
-// predecessor.
+// the normalisation of row k for each k, then the normalisation of the last lag rows
+// (QueueItem, queue_order.cuh): a piece is read the second time about lag rows of work
+// after the first (lag is the rows' worth of items the grid works on at once, plus one),
+// meant to find it still in L2 so that a GroupNorm VAE group of 4-8 MB is read from DRAM
+// once (measured: 0.60-0.62 of copy, against 0.58 for the loop form; whether the second
+// reads hit L2 is not yet measured, docs/perf/cuda-kernels-h200.md). The last statistics
+// item of a row to arrive combines the row's Sum2s in piece order (the result does not
+// depend on arrival order) and raises the row's ready flag; a normalisation item spins on
+// it. It can only wait for items taken before it, by CTAs that are running and never
+// wait for it: no deadlock, whatever the grid. The counters are zeroed by zero_words,
+// this kernel's programmatic predecessor.
 constexpr int kQueueVecs = TILEOPS_CUDA_QUEUE_VECS;
 
 template <class T, int KIND, int V, int TPR>

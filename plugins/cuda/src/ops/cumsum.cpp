@@ -107,7 +107,7 @@ class CumsumKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
         plan_(plan),
         primary_(modules[0]->functions[0]),
-        init_(plan.strips ? nullptr : modules[0]->functions[1]),
+        zero_(plan.strips ? nullptr : modules[0]->functions[1]),
         fallback_(modules[1]->functions[0]) {}
 
   void launch(const sdk::LaunchArgs& a) override {
@@ -150,14 +150,14 @@ class CumsumKernel final : public CudaKernel {
     }
     StreamBuffer status(scan_status_bytes(p.tiles, lanes, plan_.elem), a.stream);
     p.status = status.get();
-    zero_words(init_, p.status, p.tiles, a.stream);  // the flags
+    zero_words(zero_, p.status, p.tiles, a.stream);  // the flags
     s.dependent = true;
     cuda::launch(scan, s, a.stream, &p);
   }
 
  private:
   CumsumPlan plan_;
-  CUfunction primary_, init_, fallback_;
+  CUfunction primary_, zero_, fallback_;
 };
 
 std::string cumsum_identity(const Call& call) { return plan(call).identity(call); }

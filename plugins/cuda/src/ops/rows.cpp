@@ -12,7 +12,7 @@ constexpr int kMaxBlockThreads = 512;
 constexpr int kClusterThreads = 256;
 constexpr int kMaxCluster = 8;  // the portable cluster size
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
-constexpr int kQueueThreads = 256;  // the queue form: kQueueVecs (norm.cuh) / 256 vectors a thread
+constexpr int kQueueThreads = 256;  // the queue form: TILEOPS_CUDA_QUEUE_VECS / 256 vectors a thread
 // kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up
 // to what one CTA may use less what the kernels declare statically.
 constexpr int64_t kSliceTarget = 64 << 10;
@@ -85,13 +85,8 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
 }  // namespace
 
 std::string RowPlan::kernel(const char* family) const {
-  switch (form) {
-    case kReg: return std::string(family) + "_reg";
-    case kSmem: return std::string(family) + "_smem";
-    case kLoop: return std::string(family) + "_loop";
-    case kQueue: return std::string(family) + "_queue";
-  }
-  return "";
+  static const char* const kSuffix[] = {"_reg", "_smem", "_loop", "_queue"};  // by Form
+  return std::string(family) + kSuffix[form];
 }
 
 std::string RowPlan::template_args() const {
