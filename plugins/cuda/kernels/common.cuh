@@ -510,15 +510,6 @@ __device__ __forceinline__ A ld_relaxed(const A* p) {
   }
 }
 
-// Zeroes the words a kernel's CTAs meet in (a chained scan's flags, norm_queue's
-// counters). That kernel is launched right after as its programmatic dependent: it
-// starts at once and waits (pdl_wait) only before it first touches the words.
-__global__ void __launch_bounds__(256) zero_words(const ZeroParams p) {
-  pdl_launch_dependents();
-  u32* words = static_cast<u32*>(p.words);
-  for (i64 i = blockIdx.x * i64(blockDim.x) + threadIdx.x; i < p.count; i += i64(gridDim.x) * blockDim.x) words[i] = 0;
-}
-
 // ---- value errors --------------------------------------------------------------------------
 
 // Reports a value error to the host without stopping the kernel: the first thread to

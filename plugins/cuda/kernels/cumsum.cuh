@@ -25,6 +25,7 @@
 // runs in the last bits (integers are exact).
 #pragma once
 #include "common.cuh"
+#include "zero_words.cuh"
 
 namespace tileops_cuda {
 

@@ -18,6 +18,7 @@
 #pragma once
 #include "common.cuh"
 #include "queue_order.cuh"
+#include "zero_words.cuh"
 #include "slice.cuh"
 
 namespace tileops_cuda {

@@ -98,7 +98,7 @@ struct ReduceParams {
   long long red_stride[TILEOPS_CUDA_MAX_DIMS];
 };
 
-// `count` words at `words`, zeroed by zero_words (kernels/common.cuh).
+// `count` words at `words`, zeroed by zero_words (kernels/zero_words.cuh).
 struct ZeroParams {
   void* words;
   long long count;

@@ -21,12 +21,12 @@ struct QueueItem {
   TILEOPS_CUDA_HOST_DEVICE QueueItem(long long n, long long rows, long long pieces, long long lag) {
     const long long lead = lag < rows ? lag : rows;
     const long long head = lead * pieces, body = (rows - lead) * 2 * pieces;
-    long long k = n - head;
+    long long k;
     if (n < head) {
       statistics = true;
       row = n / pieces;
       piece = n % pieces;
-    } else if (k < body) {
+    } else if ((k = n - head) < body) {
       const long long pair = k / (2 * pieces), slot = k % (2 * pieces);
       statistics = slot < pieces;
       row = statistics ? pair + lead : pair;

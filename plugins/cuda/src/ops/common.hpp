@@ -113,7 +113,7 @@ struct LaunchShape {
 // legacy default stream). Throws sdk::Failure (TILEOPS_ERR_DEVICE) when it fails.
 void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* params);
 
-// Launches zero_words (`zero`, kernels/common.cuh) over `count` words at `words`. The
+// Launches zero_words (`zero`, kernels/zero_words.cuh) over `count` words at `words`. The
 // kernel launched next on `stream` is to be its programmatic dependent
 // (LaunchShape::dependent) and pdl_wait() before it touches the words.
 void zero_words(CUfunction zero, void* words, int64_t count, void* stream);
