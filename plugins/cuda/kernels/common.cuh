@@ -278,6 +278,39 @@ __device__ __forceinline__ void store(T* p, const Vec<T, V>& v) {
   store_words<Vec<T, V>::kBytes>(p, v.w);
 }
 
+// L2 eviction priorities, for a kernel that reads data twice and needs the second read
+// to find it in L2 while a stream of other data passes through (norm_queue): the first
+// read marks the lines evict-last, the second read and the results evict-first, so that
+// neither the results nor data already read twice push out data still waiting for its
+// second read. Policies are 64-bit values made by createpolicy (sm_80+).
+__device__ __forceinline__ u64 l2_evict_last() {
+  u64 policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ u64 l2_evict_first() {
+  u64 policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+// A read-only 16-byte vector, and a 16-byte store, under an L2 policy.
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> load_l2(const T* p, u64 policy) {
+  static_assert(Vec<T, V>::kBytes == 16, "16-byte vectors");
+  Vec<T, V> v;
+  asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3])
+      : "l"(p), "l"(policy));
+  return v;
+}
+template <class T, int V>
+__device__ __forceinline__ void store_l2(T* p, const Vec<T, V>& v, u64 policy) {
+  static_assert(Vec<T, V>::kBytes == 16, "16-byte vectors");
+  asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "r"(v.w[0]), "r"(v.w[1]),
+               "r"(v.w[2]), "r"(v.w[3]), "l"(policy)
+               : "memory");
+}
+
 template <class T, int V, int MODE = kStream>
 __device__ __forceinline__ void load_float(const T* p, float (&out)[V]) {
   const Vec<T, V> v = load<T, V, MODE>(p);

@@ -11,7 +11,7 @@
 //             read mostly hits L2); CLUSTER CTAs per row split it when rows are long.
 //   norm_queue rows too long for a cluster's shared memory (sm_90; not the fused add):
 //             a persistent grid takes pieces of rows in an order that reads each piece
-//             a second time while it is still in L2.
+//             a second time while it is still in L2 (kept there by eviction priorities).
 // Statistics in fp32, one reduction per row: the sum of squares (RMS), or for LayerNorm
 // and GroupNorm the sums of (x - K) and (x - K)^2 with K the row's first element, which
 // gives the biased variance without cancellation when the mean is large.
@@ -86,9 +86,9 @@ struct Affine {
       if (p.bias) b = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.bias) + e);
     }
   }
-  // Normalises the V elements `in` and stores them at `out`.
-  __device__ __forceinline__ void apply(const NormParams& p, const Vec<T, V>& in, float mean, float scale,
-                                        T* out) const {
+  // The V elements `in`, normalised.
+  __device__ __forceinline__ Vec<T, V> values(const NormParams& p, const Vec<T, V>& in, float mean,
+                                              float scale) const {
     float o[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) {
@@ -100,7 +100,12 @@ struct Affine {
         if (p.bias) o[k] += b.get_float(k);
       }
     }
-    store_float<T, V>(out, o);
+    return to_vec<T, V>(o);
+  }
+  // Normalises the V elements `in` and stores them at `out`.
+  __device__ __forceinline__ void apply(const NormParams& p, const Vec<T, V>& in, float mean, float scale,
+                                        T* out) const {
+    store<T, V>(out, values(p, in, mean, scale));
   }
 };
 
@@ -294,9 +299,11 @@ struct RowStats {
 // the normalisation of row k for each k, then the normalisation of the last lag rows
 // (QueueItem, queue_order.cuh): a piece is read the second time about lag rows of work
 // after the first (lag is the rows' worth of items the grid works on at once, plus one),
-// meant to find it still in L2 so that a GroupNorm VAE group of 4-8 MB is read from DRAM
-// once (measured: 0.60-0.62 of copy, against 0.58 for the loop form; whether the second
-// reads hit L2 is not yet measured, docs/perf/cuda-kernels-h200.md). The last statistics
+// to find it still in L2, so that a GroupNorm VAE group of 4-8 MB is read from DRAM once.
+// L2 priorities make that happen: the first read marks a piece evict-last, the second
+// read and the results evict-first. Without them half the second reads missed (GroupNorm
+// VAE bf16: 198 MB read from DRAM for a 134 MB input; with them 138 MB;
+// docs/perf/cuda-kernels-h200.md, seventh round). The last statistics
 // item of a row to arrive combines the row's Sum2s in piece order (the result does not
 // depend on arrival order) and raises the row's ready flag; a normalisation item spins on
 // it. It can only wait for items taken before it, by CTAs that are running and never
@@ -319,6 +326,7 @@ __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
   u32* ready = p.queue + 1 + p.rows;
   Sum2* sums = static_cast<Sum2*>(p.sums);
   RowStats* stats = static_cast<RowStats*>(p.stats);
+  const u64 keep = l2_evict_last(), drop = l2_evict_first();
   if (threadIdx.x == 0) {
     pdl_wait();  // the counters are zeroed
     item_of_cta = atomicAdd(p.queue, 1u);
@@ -339,7 +347,7 @@ __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const i64 vi = begin + u * TPR + g.lane;
-      if (vi < nvec) v[u] = statistics ? load<T, V>(x + vi * V) : load_cached<T, V>(x + vi * V);
+      if (vi < nvec) v[u] = load_l2<T, V>(x + vi * V, statistics ? keep : drop);
     }
     if (statistics) {
       const float shift = row_shift<T, KIND>(p, row);
@@ -383,7 +391,7 @@ __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
         if (vi >= nvec) continue;
         Affine<T, KIND, V> affine;
         affine.load(p, c0, vi * V);
-        affine.apply(p, v[u], r.mean, r.scale, static_cast<T*>(p.y) + base + vi * V);
+        store_l2<T, V>(static_cast<T*>(p.y) + base + vi * V, affine.values(p, v[u], r.mean, r.scale), drop);
       }
     }
     if (threadIdx.x == 0) item_of_cta = next;

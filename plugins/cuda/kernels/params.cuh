@@ -64,7 +64,7 @@ struct NormParams {
   int lag;     // rows the statistics items run ahead of the normalisation items
 };
 // Vectors in one norm_queue work item (a piece of a row).
-#define TILEOPS_CUDA_QUEUE_VECS 1024
+#define TILEOPS_CUDA_QUEUE_VECS 2048
 
 // Softmax and log-softmax of x viewed as [outer, len, inner] along len.
 struct SoftmaxParams {

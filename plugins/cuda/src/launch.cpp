@@ -60,9 +60,10 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
   check(r, "launching a kernel");
 }
 
-int occupancy(CUfunction f, int block) {
+int occupancy(CUfunction f, int block, size_t smem) {
   int n = 0;
-  check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, block, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, block, smem),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   return n > 0 ? n : 1;
 }
 

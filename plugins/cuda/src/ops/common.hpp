@@ -118,8 +118,9 @@ void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* pa
 // (LaunchShape::dependent) and pdl_wait() before it touches the words.
 void zero_words(CUfunction zero, void* words, int64_t count, void* stream);
 
-// How many CTAs of `block` threads of `f` an SM holds at once (at least 1).
-int occupancy(CUfunction f, int block);
+// How many CTAs of `block` threads of `f`, with `smem` bytes of dynamic shared memory, an
+// SM holds at once (at least 1).
+int occupancy(CUfunction f, int block, size_t smem = 0);
 // How many clusters of `f` launched as `shape` the GPU holds at once (at least 1).
 int resident_clusters(CUfunction f, const LaunchShape& shape);
 // Lets `f` use all the shared memory one CTA may opt into (the dynamic part is sized
