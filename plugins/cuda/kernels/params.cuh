@@ -63,7 +63,8 @@ struct NormParams {
   int pieces;  // work items of each kind a row
   int lag;     // rows the statistics items run ahead of the normalisation items
 };
-// Vectors in one norm_queue work item (a piece of a row).
+// Vectors in one norm_queue work item (a piece of a row): 32 KB, eight vectors a thread
+// (GroupNorm VAE bf16: 0.72 of copy; pieces of 1024 vectors 0.66).
 #define TILEOPS_CUDA_QUEUE_VECS 2048
 
 // Softmax and log-softmax of x viewed as [outer, len, inner] along len.

@@ -213,7 +213,8 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
       p.tpr = tpr;
       p.vec = max_vec(e);
       for (bool staged : {false, true}) {
-        p.staged = staged && e == Elem::i64;
+        if (staged && e != Elem::i64) continue;  // only int64 rows are staged
+        p.staged = staged;
         for (auto& spec : p.programs()) out.push_back(std::move(spec));
       }
     }
