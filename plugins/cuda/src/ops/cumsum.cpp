@@ -2,6 +2,7 @@
 // (inner == 1), a CTA per strip of columns when the strips fill the GPU, chained
 // scans down columns otherwise.
 #include "common.hpp"
+#include "cumsum.hpp"
 #include "ops.hpp"
 
 #include "../stream_buffer.hpp"
@@ -100,11 +101,7 @@ CumsumPlan plan(const Call& call) {
     p.vec = a.size % maxv == 0 ? maxv : 1;
     // Enough threads for the row to be one tile, up to row_max_threads.
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
-    // Only int64 is staged: its tiles fit one an SM. fp32 and 16-bit tiles share an SM
-    // three or four ways already, and staged ran slower ([8192, 8192]: 0.83 against 0.97).
-    p.staged = p.arch >= 90 && p.elem == Elem::i64 && p.vec == maxv &&
-               a.size <= int64_t(p.row_threads(maxv)) * row_elements(p.elem) &&
-               a.outer >= kStagedRowsPerSm * call.sm_count();
+    p.staged = cumsum_rows_staged(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count());
   } else if (const int64_t sms = call.sm_count(); strip_count(a, p.elem, maxv, 64) >= sms) {
     p.strips = true;
     p.strip_bytes = 2 * strip_count(a, p.elem, maxv, 128) >= 3 * sms ? 128 : 64;
@@ -202,6 +199,13 @@ std::unique_ptr<sdk::Kernel> build_cumsum(const Call& call) {
 const KernelTypeDef kCumsum{"CumsumFwdOp", "cuda_cumsum", cumsum_identity, build_cumsum};
 
 }  // namespace
+
+bool cumsum_rows_staged(Elem e, int arch, int vec, int64_t len, int64_t rows, int sm_count) {
+  // Only int64: its tiles fit one an SM. fp32 and 16-bit tiles share an SM three or four
+  // ways already, and staged ran slower ([8192, 8192]: 0.83 against 0.97).
+  return arch >= 90 && e == Elem::i64 && vec == max_vec(e) &&
+         len <= int64_t(row_max_threads(e, vec)) * row_elements(e) && rows >= kStagedRowsPerSm * sm_count;
+}
 
 void register_cumsum_ops(sdk::Registrar& reg) { register_kernel_type(reg, kCumsum); }
 

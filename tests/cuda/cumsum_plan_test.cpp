@@ -1,0 +1,30 @@
+// When cumsum rows take the staged form (cumsum_row_staged: a persistent grid that loads
+// rows into shared memory ahead of the scan), without a GPU.
+#include "ops/cumsum.hpp"
+
+#include <doctest/doctest.h>
+
+namespace cuda = tileops::cuda;
+using cuda::Elem;
+
+namespace {
+
+constexpr int kSms = 132;
+constexpr int kI64Vec = 2, kF32Vec = 4, kBf16Vec = 8;  // elements in a 16-byte vector
+
+}  // namespace
+
+TEST_CASE("int64 rows of one tile, at least four an SM, are staged on sm_90") {
+  CHECK(cuda::cumsum_rows_staged(Elem::i64, 90, kI64Vec, 8192, 8192, kSms));
+  CHECK(cuda::cumsum_rows_staged(Elem::i64, 90, kI64Vec, 5000, 4 * kSms, kSms));  // a partial tile
+  CHECK(cuda::cumsum_rows_staged(Elem::i64, 100, kI64Vec, 64, 100000, kSms));    // short rows, a later arch
+}
+
+TEST_CASE("other rows keep a CTA a tile") {
+  CHECK_FALSE(cuda::cumsum_rows_staged(Elem::i64, 90, kI64Vec, 8192, 4 * kSms - 1, kSms));  // too few rows
+  CHECK_FALSE(cuda::cumsum_rows_staged(Elem::i64, 90, kI64Vec, 8194, 8192, kSms));  // two tiles: a chain
+  CHECK_FALSE(cuda::cumsum_rows_staged(Elem::i64, 80, kI64Vec, 8192, 8192, kSms));  // no bulk copies before sm_90
+  CHECK_FALSE(cuda::cumsum_rows_staged(Elem::i64, 90, 1, 8191, 8192, kSms));        // element accesses
+  CHECK_FALSE(cuda::cumsum_rows_staged(Elem::f32, 90, kF32Vec, 8192, 8192, kSms));  // staged ran slower
+  CHECK_FALSE(cuda::cumsum_rows_staged(Elem::bf16, 90, kBf16Vec, 8192, 8192, kSms));
+}
