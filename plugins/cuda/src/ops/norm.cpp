@@ -100,6 +100,12 @@ class NormKernel final : public CudaKernel {
         fallback_(modules[1]->functions[0]) {
     if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
     plan_.primary.fit_to(primary_, device.sm_count);
+    if (plan_.primary.form == RowPlan::kQueue) {
+      // Fixed by the plan's row length and the grid: the statistics run ahead by the rows'
+      // worth of items the grid works on at once, plus one.
+      queue_pieces_ = ceil_div(plan_.cols / plan_.primary.vec, TILEOPS_CUDA_QUEUE_VECS);
+      queue_lag_ = ceil_div(plan_.primary.resident, 2 * queue_pieces_) + 1;
+    }
   }
 
   void launch(const sdk::LaunchArgs& a) override {
@@ -162,12 +168,9 @@ class NormKernel final : public CudaKernel {
     cuda::launch(ok ? primary_ : fallback_, rows.shape(p.rows), stream, &p);
   }
 
-  // norm_queue: its counters, the pieces' sums and the rows' statistics in scratch memory;
-  // the statistics run ahead by the rows' worth of items the grid works on at once, plus
-  // one.
+  // norm_queue: its counters, the pieces' sums and the rows' statistics in scratch memory.
   void run_queue(tileops_cuda::NormParams p, void* stream) const {
-    const RowPlan& rows = plan_.primary;
-    const int64_t pieces = ceil_div(p.cols / rows.vec, TILEOPS_CUDA_QUEUE_VECS);
+    const int64_t pieces = queue_pieces_;
     constexpr size_t kPair = 2 * sizeof(float);  // a Sum2 or a RowStats (norm.cuh)
     const int64_t words = 1 + 2 * p.rows;
     const size_t words_bytes = (size_t(words) * 4 + 15) & ~size_t(15);
@@ -178,9 +181,9 @@ class NormKernel final : public CudaKernel {
     p.sums = base + words_bytes;
     p.stats = base + words_bytes + sums_bytes;
     p.pieces = int(pieces);
-    p.lag = int(ceil_div(rows.resident, 2 * pieces) + 1);
+    p.lag = int(queue_lag_);
     zero_words(zero_, p.queue, words, stream);
-    LaunchShape s = rows.shape(p.rows);
+    LaunchShape s = plan_.primary.shape(p.rows);
     s.dependent = true;
     cuda::launch(primary_, s, stream, &p);
   }
@@ -188,6 +191,7 @@ class NormKernel final : public CudaKernel {
   NormPlan plan_;
   tileops_cuda::FastDiv channel_size_, groups_;  // GroupNorm's divisors, fixed by the plan
   CUfunction primary_, zero_, fallback_;
+  int64_t queue_pieces_ = 0, queue_lag_ = 0;  // norm_queue: pieces a row, rows of lag
 };
 
 template <Kind K>
