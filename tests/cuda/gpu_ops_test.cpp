@@ -130,7 +130,8 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
   };
   const Case cases[] = {{{4, 1000}, -1},   {{3, 128256}, -1}, {{2, 300000}, -1}, {{64, 33, 5}, 1},
                         {{8, 16}, 0},      {{7}, 0},          {{}, 0},           {{2, 3, 4096}, 1},
-                        {{4096, 8}, 0},    {{5, 0}, 0},       {{16, 2048}, -1}};
+                        {{4096, 8}, 0},    {{5, 0}, 0},       {{16, 2048}, -1},  {{4100, 4096}, 0},
+                        {{8, 1000, 2048}, 1}};
   for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
     for (DType d : kFloats)
       for (const Case& c : cases)

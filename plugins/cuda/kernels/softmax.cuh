@@ -10,7 +10,7 @@
 //                 (whose reads mostly hit L2); CLUSTER CTAs split long rows.
 //   softmax_strip inner > 1 (sm_90): a strip of 64 bytes of every row (whole 16-byte
 //                 vectors) held in the shared memory of a cluster whose CTAs split len:
-//                 read once with asynchronous copies, an online pass over shared
+//                 read once with asynchronous copies, a max and a sum pass over shared
 //                 memory, then the write pass.
 //   softmax_col   inner > 1: TX threads across inner (V elements each) by TY threads
 //                 down len, the CTAs of a cluster splitting len; an online pass, then a
@@ -203,15 +203,16 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
 
 // Grid: x = outer * (inner / COLS) strips of COLS = 64 / sizeof(T) columns, times the
 // cluster size; the cluster's CTAs split len. Dynamic shared memory: this CTA's rows of
-// the strip, 64 bytes each. Thread t owns column t % COLS of every (TPR / COLS)-th row for
-// the statistics, and the 16-byte piece t % 4 of every (TPR / 4)-th row for the copies.
+// the strip, 64 bytes each. Thread t owns the 16-byte piece t % 4 (V columns) of every
+// (TPR / 4)-th row, for the copies and every pass: 16-byte reads of shared memory, a
+// warp's reads contiguous.
 template <class T, int LOG, int TPR>
 __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   constexpr int kRowBytes = 64, COLS = kRowBytes / int(sizeof(T)), V = 16 / int(sizeof(T));
-  constexpr int PHASES = TPR / COLS;
-  static_assert(TPR % COLS == 0 && TPR % 4 == 0, "whole rows of threads");
+  constexpr int kWarps = TPR / 32, kRowStep = TPR / 4;
+  static_assert(TPR % 32 == 0, "whole warps");
   extern __shared__ __align__(16) u32 slice[];
-  __shared__ MaxSum part[PHASES][COLS];
+  __shared__ MaxSum part[kWarps][COLS];
   __shared__ MaxSum cta[COLS];
   __shared__ float stats[3][COLS];  // max, 1 / sum, log(sum)
   const u32 ranks = cluster_size(), rank = cluster_rank();
@@ -221,47 +222,66 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   const i64 per_cta = (p.len + ranks - 1) / ranks;
   const i64 begin = i64(rank) * per_cta;
   const int rows = int(p.len - begin < per_cta ? (p.len - begin > 0 ? p.len - begin : 0) : per_cta);
-  const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS;  // element (begin, 0) of the strip
-  const int piece = int(threadIdx.x) % 4;
-  const T* x = static_cast<const T*>(p.x) + first + piece * V;
-  for (int r = int(threadIdx.x) / 4; r < rows; r += TPR / 4)
+  const int piece = int(threadIdx.x) % 4, lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  // This thread's piece of row `begin` of the strip.
+  const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS + piece * V;
+  const T* x = static_cast<const T*>(p.x) + first;
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(slice + 16 * r + 4 * piece)),
                  "l"(x + r * p.inner)
                  : "memory");
   asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
   __syncthreads();
-  const int c = int(threadIdx.x) % COLS, phase = int(threadIdx.x) / COLS;
-  const T* elems = reinterpret_cast<const T*>(slice);
-  MaxSum acc = {neg_inf(), 0.f};
-  for (int r = phase; r < rows; r += PHASES) acc.add(to_float(elems[r * COLS + c]));
-  part[phase][c] = acc;
+  // The thread's own maximum of each column first, then its sum against it (no rescaling
+  // per element); the (max, sum) pairs then combine across the threads of a piece, the
+  // warps and the cluster.
+  float m[V], sum[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) m[k] = neg_inf(), sum[k] = 0.f;
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
+#pragma unroll
+    for (int k = 0; k < V; ++k) m[k] = fmaxf(m[k], v.get_float(k));
+  }
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
+    const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
+#pragma unroll
+    for (int k = 0; k < V; ++k) sum[k] += exp_shifted(v.get_float(k), m[k]);
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    MaxSum a = {m[k], sum[k]};
+#pragma unroll
+    for (int offset = 4; offset < 32; offset *= 2) a = MaxSumOp()(a, shfl_xor(a, offset));
+    if (lane < 4) part[warp][piece * V + k] = a;
+  }
   __syncthreads();
   if (threadIdx.x < COLS) {
-    MaxSum t = part[0][c];
-    for (int j = 1; j < PHASES; ++j) t = MaxSumOp()(t, part[j][c]);
-    cta[c] = t;
+    MaxSum t = part[0][threadIdx.x];
+    for (int j = 1; j < kWarps; ++j) t = MaxSumOp()(t, part[j][threadIdx.x]);
+    cta[threadIdx.x] = t;
   }
   if (ranks > 1)
     cluster_sync();
   else
     __syncthreads();
   if (threadIdx.x < COLS) {
-    MaxSum t = dsmem_or_local(&cta[c], 0, int(ranks));
-    for (u32 r = 1; r < ranks; ++r) t = MaxSumOp()(t, dsmem_load(&cta[c], r));  // in rank order
-    stats[0][c] = t.m;
-    stats[1][c] = fast_rcp(t.s);
-    stats[2][c] = LOG ? logf(t.s) : 0.f;
+    MaxSum t = dsmem_or_local(&cta[threadIdx.x], 0, int(ranks));
+    for (u32 r = 1; r < ranks; ++r) t = MaxSumOp()(t, dsmem_load(&cta[threadIdx.x], r));  // in rank order
+    stats[0][threadIdx.x] = t.m;
+    stats[1][threadIdx.x] = fast_rcp(t.s);
+    stats[2][threadIdx.x] = LOG ? logf(t.s) : 0.f;
   }
   __syncthreads();
-  float m[V], inv_s[V], log_s[V];
+  float inv_s[V], log_s[V];
 #pragma unroll
   for (int k = 0; k < V; ++k) {
     m[k] = stats[0][piece * V + k];
     inv_s[k] = stats[1][piece * V + k];
     log_s[k] = stats[2][piece * V + k];
   }
-  T* y = static_cast<T*>(p.y) + first + piece * V;
-  for (int r = int(threadIdx.x) / 4; r < rows; r += TPR / 4) {
+  T* y = static_cast<T*>(p.y) + first;
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
     float out[V];
 #pragma unroll
