@@ -1,6 +1,9 @@
 #include "rows.hpp"
 
+#include <map>
+#include <mutex>
 #include <set>
+#include <tuple>
 
 namespace tileops::cuda {
 namespace {
@@ -157,17 +160,43 @@ RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
 
 RowPlan fallback_rows(int64_t cols, const RowContext& c) { return loop_plan(cols, 1, c); }
 
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
+namespace {
+
+// Every distinct plan for row lengths of 1 .. 2^20 vectors, one row or 2^20 rows. A plan
+// is told apart by what describe() prints, without building the string for each of the
+// 2^21 lengths (that took minutes in the sanitizer build); neighbouring lengths mostly
+// share a plan, so only a change of plan is looked up.
+std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
+  typedef std::tuple<int, int, int, int, int, int, int> Key;
+  const auto key = [](const RowPlan& p) { return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.stages}; };
   std::vector<RowPlan> out;
-  std::set<std::string> seen;
+  std::set<Key> seen;
   for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
     const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
+    Key previous{-1, 0, 0, 0, 0, 0, 0};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
-      if (seen.insert(p.describe()).second) out.push_back(p);
+      const Key k = key(p);
+      if (k == previous) continue;
+      previous = k;
+      if (seen.insert(k).second) out.push_back(p);
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
+  // The program lists ask again for each op and dtype: each distinct question is
+  // enumerated once.
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, bool, bool, bool>, std::vector<RowPlan>> answers;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto question = std::make_tuple(vec, arch, fallback, smem, queue);
+  auto it = answers.find(question);
+  if (it == answers.end()) it = answers.emplace(question, enumerate_row_plans(vec, arch, fallback, smem, queue)).first;
+  return it->second;
 }
 
 }  // namespace tileops::cuda
