@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+#include <string>
+
 namespace cuda = tileops::cuda;
 
 namespace {
@@ -105,4 +108,26 @@ TEST_CASE("rows too long for a cluster's shared memory, or misaligned, take the 
   const cuda::RowPlan scalar = cuda::fallback_rows(128256, {90, 64, kSms, kH200Smem});
   CHECK(scalar.form == cuda::RowPlan::kLoop);
   CHECK(scalar.vec == 1);
+}
+
+TEST_CASE("the program lists hold every plan a row length can take, each once") {
+  // all_row_plans tells plans apart by their fields; were it to miss one that describe()
+  // prints, some length's kernel would be left out of the lists the NVRTC test compiles.
+  for (int vec : {kBf16Vec, kF32Vec, 1})
+    for (bool queue : {false, true})
+      for (bool fallback : {false, true}) {
+        std::set<std::string> listed;
+        for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, queue)) listed.insert(p.describe());
+        CHECK(listed.size() == cuda::all_row_plans(vec, 90, fallback, true, queue).size());
+        std::string missing;  // the first length whose plan is not listed
+        for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
+          const cuda::RowContext c{90, rows, kSms, kH200Smem, queue};
+          for (int64_t nvec = 1; missing.empty() && nvec <= (int64_t(1) << 20); nvec += nvec < 4096 ? 1 : 61) {
+            const cuda::RowPlan p = fallback ? cuda::fallback_rows(nvec, c) : cuda::plan_rows(nvec * vec, vec, c);
+            if (!listed.count(p.describe()))
+              missing = std::to_string(rows) + " rows of " + std::to_string(nvec) + " vectors: " + p.describe();
+          }
+        }
+        CHECK_MESSAGE(missing.empty(), "vec " << vec << std::string(fallback ? ", fallback, " : ", ") << missing);
+      }
 }
