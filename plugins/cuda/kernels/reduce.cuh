@@ -11,9 +11,10 @@
 //                   totals through distributed shared memory in rank order
 //                   (deterministic); before sm_90 `splits` CTAs down len (grid.y) write
 //                   partials.
-//   reduce_finalize combines the partials [n_out][splits] into the output, a warp each;
-//                   it is launched as the programmatic dependent of the kernel that
-//                   writes them, so its launch overlaps that kernel.
+//   reduce_finalize combines the partials [n_out][splits] into the output, a warp or
+//                   (many partials) a CTA each; it is launched as the programmatic
+//                   dependent of the kernel that writes them, so its launch overlaps
+//                   that kernel.
 //   reduce_general  axes that do not coalesce into one run (e.g. dims 0 and 2 of three):
 //                   a warp per output element walks the reduced index space.
 // Floating inputs accumulate in fp32; integers (amax, argmax) exactly in their own type.
@@ -296,30 +297,32 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
   if (ranks > 1) cluster_sync();  // keeps the totals alive until rank 0 has read them
 }
 
-// A warp per output element; `outer` outputs, `splits` partials each. Launched as the
-// programmatic dependent of the kernel that writes the partials.
-template <class T, int RED>
-__global__ void __launch_bounds__(128) reduce_finalize(const ReduceParams p) {
+// TPR threads an output, 256 / TPR outputs a CTA; `outer` outputs, `splits` partials each.
+// Launched as the programmatic dependent of the kernel that writes the partials. The
+// ~1000 partials of an all-axes reduction take a whole CTA (TPR 256), all read in one
+// round trip: a warp would read them in dependent rounds, each an L2 latency at the tail
+// of the reduction.
+template <class T, int RED, int TPR>
+__global__ void __launch_bounds__(256) reduce_finalize(const ReduceParams p) {
   typedef Reducer<T, RED> R;
   typedef typename R::A A;
-  typedef RowGroup<32, 4, 1> Group;
+  typedef RowGroup<TPR, 256 / TPR, 1> Group;
+  __shared__ A buf[Group::kBuf];
   pdl_wait();
   const Group g;
   const R op;
-  if (g.row >= p.outer) return;  // warp-uniform: no CTA-wide barrier follows
+  if (g.row >= p.outer) return;  // uniform over a row group, and a row group's barriers are its own
   const A* partial = static_cast<const A*>(p.partial) + g.row * p.splits;
-  // U partials a lane in flight: the ~1000 partials of an all-axes reduction are
-  // otherwise read one dependent round trip after another.
-  constexpr int U = 8;
+  constexpr int U = 8;  // partials a thread in flight
   A acc = R::identity();
-  for (i64 s = g.lane; s < p.splits; s += 32 * U) {
+  for (i64 s = g.lane; s < p.splits; s += i64(TPR) * U) {
     A v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = s + 32 * u < p.splits ? partial[s + 32 * u] : R::identity();
+    for (int u = 0; u < U; ++u) v[u] = s + TPR * u < p.splits ? partial[s + TPR * u] : R::identity();
 #pragma unroll
     for (int u = 0; u < U; ++u) acc = op(acc, v[u]);
   }
-  acc = g.reduce(acc, op, static_cast<A*>(nullptr));
+  acc = g.reduce(acc, op, buf);
   if (g.lane == 0) R::write(static_cast<typename OutType<T, RED>::type*>(p.y), g.row, acc, p.scale);
 }
 

@@ -243,10 +243,13 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
 #pragma unroll
     for (int k = 0; k < V; ++k) m[k] = fmaxf(m[k], v.get_float(k));
   }
+  float base[V];  // a column share of only -inf sums to 0, not NaN
+#pragma unroll
+  for (int k = 0; k < V; ++k) base[k] = m[k] == neg_inf() ? 0.f : m[k];
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
 #pragma unroll
-    for (int k = 0; k < V; ++k) sum[k] += exp_shifted(v.get_float(k), m[k]);
+    for (int k = 0; k < V; ++k) sum[k] += fast_exp(v.get_float(k) - base[k]);
   }
 #pragma unroll
   for (int k = 0; k < V; ++k) {

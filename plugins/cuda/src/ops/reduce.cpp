@@ -10,6 +10,11 @@ namespace {
 
 enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
 
+// reduce_finalize's threads an output: a warp, or a CTA for outputs of more partials than
+// a warp reads in one round (its U = 8 a thread).
+constexpr int kFinalizeWarp = 32, kFinalizeCta = 256;
+int finalize_threads(int splits) { return splits > kFinalizeWarp * 8 ? kFinalizeCta : kFinalizeWarp; }
+
 // Bytes of one partial (the kernels' accumulator type).
 size_t partial_bytes(Red red, Elem e) {
   if (red == kArgmax) return e == Elem::i64 ? 16 : 8;
@@ -29,8 +34,10 @@ struct ReducePlan {
   // Split or not, in a cluster or not: one kernel (they read splits and the cluster size).
   std::string kernel(int v) const {
     const std::string t = cuda_type(elem), r = std::to_string(int(red));
-    if (layout.form == ReduceLayout::kCol)
-      return instance("reduce_col", {t, r, std::to_string(v), std::to_string(kReduceTx), std::to_string(kReduceTy)});
+    if (layout.form == ReduceLayout::kCol) {
+      const ColThreads c = col_threads(elem);
+      return instance("reduce_col", {t, r, std::to_string(v), std::to_string(c.tx), std::to_string(c.ty)});
+    }
     return instance("reduce_row", {t, r, std::to_string(v), std::to_string(layout.tpr), std::to_string(layout.rpc)});
   }
   std::vector<ProgramSpec> programs() const {
@@ -43,7 +50,9 @@ struct ReducePlan {
       default: break;
     }
     std::vector<ProgramSpec> out = {{"reduce", {kernel(vec)}}, {"reduce", {kernel(1)}}};
-    if (split) out.push_back({"reduce", {instance("reduce_finalize", {t, r})}});
+    if (split)
+      for (int tpr : {kFinalizeWarp, kFinalizeCta})
+        out.push_back({"reduce", {instance("reduce_finalize", {t, r, std::to_string(tpr)})}});
     return out;
   }
   std::string identity(const Call& call) const {
@@ -88,14 +97,14 @@ ReducePlan plan(const Call& call, Red red) {
         break;
       }
       p.vec = p.layout.len % maxv == 0 ? maxv : 1;
-      p.split = splits_for(p.layout, p.vec, call.sm_count()) > 1;
+      p.split = splits_for(p.layout, p.vec, col_threads(p.elem), call.sm_count()) > 1;
       break;
     case ReduceLayout::kCol:
       p.vec = p.layout.inner % maxv == 0 ? maxv : 1;
       if (p.arch >= 90)
-        p.cluster = col_cluster(p.layout, p.vec, call.sm_count());
+        p.cluster = col_cluster(p.layout, p.vec, col_threads(p.elem), call.sm_count());
       else
-        p.split = splits_for(p.layout, p.vec, call.sm_count()) > 1;
+        p.split = splits_for(p.layout, p.vec, col_threads(p.elem), call.sm_count()) > 1;
       break;
     default: break;
   }
@@ -147,16 +156,17 @@ class ReduceKernel final : public CudaKernel {
     }
     const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
     const int v = ok ? plan_.vec : 1;
-    const int splits = plan_.split ? splits_for(l, v, device_.sm_count) : 1;
+    const ColThreads col = col_threads(plan_.elem);
+    const int splits = plan_.split ? splits_for(l, v, col, device_.sm_count) : 1;
     p.splits = splits;
     p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
     if (l.form == ReduceLayout::kRow) {
       s.grid[0] = unsigned(ceil_div(l.outer, plan_.layout.rpc));  // the compiled layout
       s.block[0] = unsigned(plan_.layout.tpr * plan_.layout.rpc);
     } else {
-      s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, kReduceTx) * plan_.cluster);
-      s.block[0] = kReduceTx;
-      s.block[1] = kReduceTy;
+      s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, col.tx) * plan_.cluster);
+      s.block[0] = unsigned(col.tx);
+      s.block[1] = unsigned(col.ty);
       s.cluster = unsigned(plan_.cluster);
     }
     s.grid[1] = unsigned(splits);
@@ -167,10 +177,13 @@ class ReduceKernel final : public CudaKernel {
     StreamBuffer partial(size_t(n_out) * size_t(splits) * partial_bytes(plan_.red, plan_.elem), a.stream);
     p.partial = partial.get();
     cuda::launch(functions_[ok ? 0 : 1], s, a.stream, &p);
-    p.outer = n_out;  // the finalize kernel: a warp per output
-    LaunchShape f = warp_per_output(n_out);
+    p.outer = n_out;
+    const int tpr = finalize_threads(splits);
+    LaunchShape f;
+    f.grid[0] = unsigned(ceil_div(n_out, kFinalizeCta / tpr));
+    f.block[0] = kFinalizeCta;
     f.dependent = true;  // starts while the partials are being written; waits for them
-    cuda::launch(functions_[2], f, a.stream, &p);
+    cuda::launch(functions_[tpr == kFinalizeWarp ? 2 : 3], f, a.stream, &p);
   }
 
  private:
@@ -182,7 +195,7 @@ class ReduceKernel final : public CudaKernel {
   }
 
   ReducePlan plan_;
-  std::vector<CUfunction> functions_;  // primary, misaligned fallback, finalize (split)
+  std::vector<CUfunction> functions_;  // primary, misaligned fallback; split: finalize by warps, by CTAs
 };
 
 template <Red R>

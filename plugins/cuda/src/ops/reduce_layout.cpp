@@ -68,15 +68,15 @@ ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<boo
   return l;
 }
 
-int splits_for(const ReduceLayout& l, int vec, int sm_count) {
+int splits_for(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
   const int64_t enough = 2 * int64_t(sm_count);
   int64_t ctas, most;
   if (l.form == ReduceLayout::kRow) {
     ctas = ceil_div(l.outer, l.rpc);
     most = ceil_div(l.len / vec, int64_t(l.tpr) * kRowUnroll * 4);  // each split has work to do
   } else if (l.form == ReduceLayout::kCol) {
-    ctas = l.outer * ceil_div(l.inner / vec, kReduceTx);
-    most = ceil_div(l.len, int64_t(kReduceTy) * kColUnroll * 4);
+    ctas = l.outer * ceil_div(l.inner / vec, col.tx);
+    most = ceil_div(l.len, int64_t(col.ty) * kColUnroll * 4);
   } else {
     return 1;
   }
@@ -85,8 +85,8 @@ int splits_for(const ReduceLayout& l, int vec, int sm_count) {
   return int(clamp(wanted < most ? wanted : most, 1, 65535));
 }
 
-int col_cluster(const ReduceLayout& l, int vec, int sm_count) {
-  const int64_t tiles = l.outer * ceil_div(l.inner / vec, kReduceTx);
+int col_cluster(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
+  const int64_t tiles = l.outer * ceil_div(l.inner / vec, col.tx);
   int cluster = 1;
   while (cluster < 8 && tiles * (2 * cluster) <= 2 * int64_t(sm_count)) cluster *= 2;
   return cluster;

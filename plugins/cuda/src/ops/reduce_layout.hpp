@@ -8,9 +8,15 @@
 
 namespace tileops::cuda {
 
-// reduce_col's CTA: half a warp across 16-byte vectors (256-byte runs of a row), 16
-// rows down.
-inline constexpr int kReduceTx = 16, kReduceTy = 16;
+// reduce_col's CTA of 256 threads: tx across 16-byte vectors, 256 / tx rows down. 16-bit
+// columns read runs of 128 bytes of a row (tx 8), wider elements runs of 256 (tx 16). On
+// the H200, [8192, 8192] bf16 column sums ran at 0.62, 0.75, 0.80, 0.85 and 0.78 of copy
+// at tx 64, 32, 16, 8 and 4; int32 column argmax was slower at tx 8 than at 16
+// (docs/perf/cuda-kernels-h200.md, ninth round).
+struct ColThreads {
+  int tx, ty;
+};
+inline ColThreads col_threads(Elem e) { return size_of(e) == 2 ? ColThreads{8, 32} : ColThreads{16, 16}; }
 // reduce_short: rows of at most this many bytes, a thread each, this many a CTA.
 inline constexpr int kShortRowBytes = 256, kShortRows = 128;
 
@@ -34,10 +40,10 @@ struct ReduceLayout {
 ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<bool>& reduced);
 // CTAs along len for the row or column form accessed `vec` elements at a time: more
 // than 1 only when the rows or column tiles alone would leave the GPU idle.
-int splits_for(const ReduceLayout& layout, int vec, int sm_count);
+int splits_for(const ReduceLayout& layout, int vec, ColThreads col, int sm_count);
 // sm_90: the cluster of CTAs that splits len in the column form, so that the column
 // tiles times the cluster give about two CTAs an SM (1, 2, 4 or 8).
-int col_cluster(const ReduceLayout& layout, int vec, int sm_count);
+int col_cluster(const ReduceLayout& layout, int vec, ColThreads col, int sm_count);
 // One layout per distinct kernel configuration, for the compile test.
 std::vector<ReduceLayout> all_reduce_layouts();
 
