@@ -30,14 +30,13 @@ struct ReducePlan {
   int vec = 1;
   bool split = false;  // partials and reduce_finalize (rows; columns before sm_90)
   int cluster = 1;     // the column form on sm_90
+  ColThreads col = kColWide;  // the column form's CTA
 
   // Split or not, in a cluster or not: one kernel (they read splits and the cluster size).
   std::string kernel(int v) const {
     const std::string t = cuda_type(elem), r = std::to_string(int(red));
-    if (layout.form == ReduceLayout::kCol) {
-      const ColThreads c = col_threads(elem);
-      return instance("reduce_col", {t, r, std::to_string(v), std::to_string(c.tx), std::to_string(c.ty)});
-    }
+    if (layout.form == ReduceLayout::kCol)
+      return instance("reduce_col", {t, r, std::to_string(v), std::to_string(col.tx), std::to_string(col.ty)});
     return instance("reduce_row", {t, r, std::to_string(v), std::to_string(layout.tpr), std::to_string(layout.rpc)});
   }
   std::vector<ProgramSpec> programs() const {
@@ -59,7 +58,8 @@ struct ReducePlan {
     std::string axes;
     for (bool r : reduced) axes += r ? 'r' : 'k';
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|axes " + axes + "|" +
-           layout.describe() + " v" + std::to_string(vec) + (split ? " split" : "") + " c" + std::to_string(cluster);
+           layout.describe() + " v" + std::to_string(vec) + (split ? " split" : "") + " c" + std::to_string(cluster) +
+           " tx" + std::to_string(col.tx);
   }
 };
 
@@ -97,14 +97,15 @@ ReducePlan plan(const Call& call, Red red) {
         break;
       }
       p.vec = p.layout.len % maxv == 0 ? maxv : 1;
-      p.split = splits_for(p.layout, p.vec, col_threads(p.elem), call.sm_count()) > 1;
+      p.split = splits_for(p.layout, p.vec, p.col, call.sm_count()) > 1;
       break;
     case ReduceLayout::kCol:
       p.vec = p.layout.inner % maxv == 0 ? maxv : 1;
+      p.col = col_threads(p.layout, p.elem, p.vec, call.sm_count());
       if (p.arch >= 90)
-        p.cluster = col_cluster(p.layout, p.vec, col_threads(p.elem), call.sm_count());
+        p.cluster = col_cluster(p.layout, p.vec, p.col, call.sm_count());
       else
-        p.split = splits_for(p.layout, p.vec, col_threads(p.elem), call.sm_count()) > 1;
+        p.split = splits_for(p.layout, p.vec, p.col, call.sm_count()) > 1;
       break;
     default: break;
   }
@@ -156,7 +157,7 @@ class ReduceKernel final : public CudaKernel {
     }
     const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
     const int v = ok ? plan_.vec : 1;
-    const ColThreads col = col_threads(plan_.elem);
+    const ColThreads col = plan_.col;
     const int splits = plan_.split ? splits_for(l, v, col, device_.sm_count) : 1;
     p.splits = splits;
     p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
@@ -235,7 +236,11 @@ void list_reduce_programs(std::vector<ProgramSpec>& out) {
           if ((l.form == ReduceLayout::kGeneral || l.form == ReduceLayout::kShort) && vec == 1) continue;
           p.vec = vec;
           p.split = l.form == ReduceLayout::kRow;  // adds reduce_finalize
-          for (auto& spec : p.programs()) out.push_back(std::move(spec));
+          for (ColThreads col : {kColWide, kColNarrow}) {
+            if (col == kColNarrow && (l.form != ReduceLayout::kCol || size_of(e) != 2)) continue;
+            p.col = col;
+            for (auto& spec : p.programs()) out.push_back(std::move(spec));
+          }
         }
       }
     }

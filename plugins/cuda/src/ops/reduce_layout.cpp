@@ -92,6 +92,10 @@ int col_cluster(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
   return cluster;
 }
 
+ColThreads col_threads(const ReduceLayout& l, Elem e, int vec, int sm_count) {
+  return size_of(e) == 2 && col_cluster(l, vec, kColWide, sm_count) >= 4 ? kColNarrow : kColWide;
+}
+
 std::vector<ReduceLayout> all_reduce_layouts() {
   std::vector<ReduceLayout> out;
   for (int tpr = 4; tpr <= 256; tpr *= 2) {

@@ -8,15 +8,18 @@
 
 namespace tileops::cuda {
 
-// reduce_col's CTA of 256 threads: tx across 16-byte vectors, 256 / tx rows down. 16-bit
-// columns read runs of 128 bytes of a row (tx 8), wider elements runs of 256 (tx 16). On
-// the H200, [8192, 8192] bf16 column sums ran at 0.62, 0.75, 0.80, 0.85 and 0.78 of copy
-// at tx 64, 32, 16, 8 and 4; int32 column argmax was slower at tx 8 than at 16
-// (docs/perf/cuda-kernels-h200.md, ninth round).
+// reduce_col's CTA of 256 threads: tx across 16-byte vectors, 256 / tx rows down.
 struct ColThreads {
   int tx, ty;
+  bool operator==(const ColThreads&) const = default;
 };
-inline ColThreads col_threads(Elem e) { return size_of(e) == 2 ? ColThreads{8, 32} : ColThreads{16, 16}; }
+// Runs of 256 bytes of a row (tx 16), or of 128 (tx 8) for 16-bit columns that would
+// take clusters of 4 or more at 256: the narrower tiles are twice as many, in clusters
+// half the size. On the H200, [8192, 8192] bf16 column sums (clusters of 4 at tx 16) ran
+// at 0.80 of copy at tx 16 and 0.84-0.85 at tx 8 (0.75 at 32, 0.78 at 4); the
+// [8, 4096, 4096] sums along dim 1 (no cluster at tx 16) lost 1% at tx 8, and int32
+// column argmax lost 3% (docs/perf/cuda-kernels-h200.md, ninth round).
+inline constexpr ColThreads kColWide{16, 16}, kColNarrow{8, 32};
 // reduce_short: rows of at most this many bytes, a thread each, this many a CTA.
 inline constexpr int kShortRowBytes = 256, kShortRows = 128;
 
@@ -44,6 +47,7 @@ int splits_for(const ReduceLayout& layout, int vec, ColThreads col, int sm_count
 // sm_90: the cluster of CTAs that splits len in the column form, so that the column
 // tiles times the cluster give about two CTAs an SM (1, 2, 4 or 8).
 int col_cluster(const ReduceLayout& layout, int vec, ColThreads col, int sm_count);
+ColThreads col_threads(const ReduceLayout& layout, Elem e, int vec, int sm_count);
 // One layout per distinct kernel configuration, for the compile test.
 std::vector<ReduceLayout> all_reduce_layouts();
 
