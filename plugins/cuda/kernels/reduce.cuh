@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(256) reduce_finalize(const ReduceParams p) {
   pdl_wait();
   const Group g;
   const R op;
-  if (g.row >= p.outer) return;  // uniform over a row group, and a row group's barriers are its own
+  if (g.row >= p.outer) return;  // CTA-uniform at TPR 256 (barriers follow); warp-uniform below (none do)
   const A* partial = static_cast<const A*>(p.partial) + g.row * p.splits;
   constexpr int U = 8;  // partials a thread in flight
   A acc = R::identity();
