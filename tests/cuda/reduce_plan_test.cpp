@@ -1,5 +1,6 @@
-// Which CTA the column reductions take (reduce_col's threads across and down, and the
-// cluster on sm_90), without a GPU.
+// How a reduction's axes map onto the reduce kernels (reduce_layout), and which CTA the
+// column reductions take (reduce_col's threads across and down, and the cluster on
+// sm_90), without a GPU.
 #include "ops/reduce_layout.hpp"
 
 #include <doctest/doctest.h>
@@ -13,6 +14,10 @@ using cuda::Elem;
 namespace {
 
 constexpr int kSms = 132;
+
+cuda::ReduceLayout layout_of(std::vector<int64_t> shape, std::vector<bool> reduced) {
+  return cuda::reduce_layout(shape, reduced);
+}
 
 cuda::ReduceLayout columns(std::vector<int64_t> shape, size_t dim) {
   std::vector<bool> reduced(shape.size(), false);
@@ -38,4 +43,49 @@ TEST_CASE("other columns read 256-byte runs") {
   CHECK(cuda::col_threads(columns({8192, 8192}, 0), Elem::i32, 4, kSms) == cuda::kColWide);      // 32-bit
   CHECK(cuda::col_threads(columns({8192, 8192}, 0), Elem::f32, 4, kSms) == cuda::kColWide);
   CHECK(cuda::col_threads(columns({8192, 8192}, 0), Elem::i64, 2, kSms) == cuda::kColWide);
+}
+
+TEST_CASE("axes coalesce into [outer, len, inner], size-1 dims dropped") {
+  const cuda::ReduceLayout col = layout_of({2, 3, 1, 5}, {false, true, false, false});
+  CHECK(col.form == cuda::ReduceLayout::kCol);
+  CHECK(col.outer == 2);
+  CHECK(col.len == 3);
+  CHECK(col.inner == 5);
+  const cuda::ReduceLayout row = layout_of({4, 1, 6}, {true, false, true});  // one run across the size-1 dim
+  CHECK(row.form == cuda::ReduceLayout::kRow);
+  CHECK(row.outer == 1);
+  CHECK(row.len == 24);
+  const cuda::ReduceLayout none = layout_of({3, 4}, {false, false});
+  CHECK(none.form == cuda::ReduceLayout::kRow);
+  CHECK(none.outer == 12);
+  CHECK(none.len == 1);
+}
+
+TEST_CASE("separate reduced runs take the general form, outermost first, with element strides") {
+  const cuda::ReduceLayout l = layout_of({4, 6, 8}, {true, false, true});
+  REQUIRE(l.form == cuda::ReduceLayout::kGeneral);
+  CHECK(l.describe() == "general k1 r2");
+  CHECK(l.general_fits());
+  CHECK(l.outer == 6);
+  CHECK(l.len == 32);
+  REQUIRE(l.n_kept == 1);
+  CHECK(l.kept[0].size == 6);
+  CHECK(l.kept[0].stride == 8);
+  REQUIRE(l.n_red == 2);
+  CHECK(l.red[0].size == 4);
+  CHECK(l.red[0].stride == 48);
+  CHECK(l.red[1].size == 8);
+  CHECK(l.red[1].stride == 1);
+}
+
+TEST_CASE("more runs than reduce_general takes are counted, not stored") {
+  std::vector<int64_t> shape(2 * cuda::ReduceLayout::kMaxRuns + 2, 2);  // 9 kept and 9 reduced runs
+  std::vector<bool> reduced(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) reduced[i] = i % 2 == 1;
+  const cuda::ReduceLayout l = layout_of(shape, reduced);
+  CHECK(l.form == cuda::ReduceLayout::kGeneral);
+  CHECK(l.n_kept == cuda::ReduceLayout::kMaxRuns + 1);
+  CHECK(l.n_red == cuda::ReduceLayout::kMaxRuns + 1);
+  CHECK_FALSE(l.general_fits());
+  CHECK(l.outer == int64_t(1) << (cuda::ReduceLayout::kMaxRuns + 1));
 }

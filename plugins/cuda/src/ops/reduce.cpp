@@ -87,6 +87,10 @@ ReducePlan plan(const Call& call, Red red) {
   }
   p.layout = reduce_layout(shape, p.reduced);
   if (p.layout.form == ReduceLayout::kGeneral && red == kArgmax) call.refuse("argmax over several axes");
+  if (!p.layout.general_fits())
+    call.refuse("reduction over axes that form " + std::to_string(p.layout.n_kept) + " kept and " +
+                std::to_string(p.layout.n_red) + " reduced runs; reduce_general takes at most " +
+                std::to_string(ReduceLayout::kMaxRuns) + " of each");
   if (red == kArgmax && p.layout.len >= (int64_t(1) << 31))
     call.refuse("argmax over " + std::to_string(p.layout.len) + " elements; the kernel indexes them with 31 bits");
   const int maxv = max_vec(p.elem);
@@ -135,15 +139,15 @@ class ReduceKernel final : public CudaKernel {
     LaunchShape s;
     switch (plan_.layout.form) {
       case ReduceLayout::kGeneral:
-        p.kept_ndim = int(l.kept.size());
-        p.red_ndim = int(l.red.size());
-        for (size_t i = 0; i < l.kept.size(); ++i) {
-          p.kept_shape[i] = l.kept[i].size;
-          p.kept_stride[i] = l.kept[i].stride;
+        p.kept_ndim = l.n_kept;  // as planned: the description holds the run counts
+        p.red_ndim = l.n_red;
+        for (int i = 0; i < l.n_kept; ++i) {
+          p.kept_shape[i] = l.kept[size_t(i)].size;
+          p.kept_stride[i] = l.kept[size_t(i)].stride;
         }
-        for (size_t i = 0; i < l.red.size(); ++i) {
-          p.red_shape[i] = l.red[i].size;
-          p.red_stride[i] = l.red[i].stride;
+        for (int i = 0; i < l.n_red; ++i) {
+          p.red_shape[i] = l.red[size_t(i)].size;
+          p.red_stride[i] = l.red[size_t(i)].stride;
         }
         cuda::launch(functions_[0], warp_per_output(n_out), a.stream, &p);
         return;

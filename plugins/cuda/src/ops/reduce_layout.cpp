@@ -19,51 +19,56 @@ std::string ReduceLayout::describe() const {
     case kRow: return "row t" + std::to_string(tpr) + " r" + std::to_string(rpc);
     case kShort: return "short t" + std::to_string(tpr) + " r" + std::to_string(rpc);
     case kCol: return "col";
-    case kGeneral: return "general";
+    case kGeneral: return "general k" + std::to_string(n_kept) + " r" + std::to_string(n_red);
   }
   return "?";
 }
 
 ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<bool>& reduced) {
-  struct Run {
-    int64_t size, stride;
-    bool reduced;
-  };
-  std::vector<Run> runs;  // outermost first
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    const int64_t size = shape[i];
-    if (size != 1) {
-      if (!runs.empty() && runs.back().reduced == reduced[i])
-        runs.back().size *= size;
-      else
-        runs.push_back({size, stride, reduced[i]});
-    }
-    stride *= size;
-  }
-  std::reverse(runs.begin(), runs.end());
-  ReduceLayout l;
-  size_t n_reduced = 0;
-  for (const Run& r : runs) n_reduced += r.reduced;
-  if (n_reduced <= 1) {
-    bool after = false;
-    for (const Run& r : runs) {
-      if (r.reduced) {
-        l.len = r.size;
-        after = true;
-      } else {
-        (after ? l.inner : l.outer) *= r.size;
+  // Runs of dims with the same flag (size-1 dims skipped), visited innermost first.
+  const auto for_each_run = [&](auto&& visit) {
+    int64_t stride = 1, run_size = 1, run_stride = 1;
+    int flag = -1;  // the open run's: -1 none, else reduced
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (shape[i] != 1) {
+        if (flag == int(reduced[i])) {
+          run_size *= shape[i];
+        } else {
+          if (flag >= 0) visit(run_size, run_stride, bool(flag));
+          flag = int(reduced[i]), run_size = shape[i], run_stride = stride;
+        }
       }
+      stride *= shape[i];
     }
+    if (flag >= 0) visit(run_size, run_stride, bool(flag));
+  };
+  ReduceLayout l;
+  int reduced_runs = 0;
+  for_each_run([&](int64_t, int64_t, bool r) { reduced_runs += r; });
+  if (reduced_runs <= 1) {
+    bool inside = true;  // innermost first: kept runs before the reduced one are inner
+    for_each_run([&](int64_t size, int64_t, bool r) {
+      if (r) {
+        l.len = size;
+        inside = false;
+      } else {
+        (inside && reduced_runs == 1 ? l.inner : l.outer) *= size;
+      }
+    });
     l.form = l.inner == 1 ? ReduceLayout::kRow : ReduceLayout::kCol;
     if (l.form == ReduceLayout::kRow) pick_row_threads(l);
     return l;
   }
   l.form = ReduceLayout::kGeneral;
-  l.outer = 1;
-  for (const Run& r : runs) {
-    (r.reduced ? l.red : l.kept).push_back({r.size, r.stride});
-    (r.reduced ? l.len : l.outer) *= r.size;
+  for_each_run([&](int64_t size, int64_t stride, bool r) {
+    int& n = r ? l.n_red : l.n_kept;
+    if (n < ReduceLayout::kMaxRuns) (r ? l.red : l.kept)[size_t(n)] = {size, stride};
+    ++n;
+    (r ? l.len : l.outer) *= size;
+  });
+  if (l.general_fits()) {  // outermost first
+    std::reverse(l.kept.begin(), l.kept.begin() + l.n_kept);
+    std::reverse(l.red.begin(), l.red.begin() + l.n_red);
   }
   return l;
 }

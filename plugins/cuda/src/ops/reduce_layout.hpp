@@ -4,6 +4,7 @@
 // general form (several runs), and when to split len over several CTAs.
 #include "common.hpp"
 
+#include <array>
 #include <vector>
 
 namespace tileops::cuda {
@@ -29,13 +30,23 @@ struct ReduceLayout {
   enum Form { kRow, kShort, kCol, kGeneral };
   Form form = kRow;
   int64_t outer = 1, len = 1, inner = 1;  // general: outer outputs of len reduced elements
+  // The general form's output (kept) and reduced runs of dims, outermost first, as many
+  // as reduce_general takes; n_kept and n_red count them all, so a shape with more
+  // (which the plan refuses) is told apart. Fixed arrays: the launch recomputes the
+  // layout on every call, and allocates nothing.
   struct Dim {
     int64_t size, stride;
   };
-  std::vector<Dim> kept, red;  // the general form's output and reduced dims
-  int tpr = 32, rpc = 4;       // reduce_row: threads per row, rows per CTA
+  static constexpr int kMaxRuns = TILEOPS_CUDA_MAX_DIMS;
+  std::array<Dim, kMaxRuns> kept{}, red{};
+  int n_kept = 0, n_red = 0;
+  int tpr = 32, rpc = 4;  // reduce_row: threads per row, rows per CTA
 
-  std::string describe() const;  // "row t128 r1", "col", "general"
+  bool general_fits() const { return n_kept <= kMaxRuns && n_red <= kMaxRuns; }
+
+  // "row t128 r1", "col", "general k2 r3": what tells kernels apart (a call whose shape
+  // gives the same description shares the kernel of an earlier one)
+  std::string describe() const;
 };
 
 // `reduced` flags each dim of `shape`. Size-1 dims are dropped and neighbours with the
