@@ -1,11 +1,14 @@
 // How a reduction's axes map onto the reduce kernels (reduce_layout), and which CTA the
 // column reductions take (reduce_col's threads across and down, and the cluster on
 // sm_90), without a GPU.
+#include "ops/ops.hpp"
 #include "ops/reduce_layout.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace cuda = tileops::cuda;
@@ -14,6 +17,68 @@ using cuda::Elem;
 namespace {
 
 constexpr int kSms = 132;
+
+// The reduce ops' kernel types as the host registers them, and what refusing a call says.
+std::map<std::string, tileops_kernel_type> g_types;
+std::string g_error;
+
+const std::map<std::string, tileops_kernel_type>& reduce_types() {
+  static tileops_host_api api = [] {
+    tileops_host_api a{};
+    a.struct_size = sizeof a;
+    a.abi_major = TILEOPS_ABI_MAJOR;
+    a.register_kernel_type = [](tileops_registrar*, const tileops_kernel_type* t, tileops_error*) {
+      g_types[t->op] = *t;
+      return TILEOPS_OK;
+    };
+    a.error_set = [](tileops_error*, tileops_status, const char* message) { g_error = message; };
+    a.log = [](int32_t, const char*) {};
+    return a;
+  }();
+  if (g_types.empty()) {
+    tileops::sdk::host_slot() = &api;
+    tileops_plugin_info info{};
+    tileops::sdk::Registrar reg(&api, nullptr, &info, nullptr);
+    cuda::register_reduce_ops(reg);
+  }
+  return g_types;
+}
+
+// What the kernel type of `op` says refusing a bfloat16 x of `shape` reduced over `dims`
+// on sm_90, or "" when it serves the call.
+std::string refusal(const char* op, std::vector<int64_t> shape, std::vector<int64_t> dims) {
+  const tileops_kernel_type& type = reduce_types().at(op);
+  tileops_tensor_spec x{};
+  x.struct_size = sizeof x;
+  x.dtype = {TILEOPS_DTYPE_BFLOAT, 16, 1};
+  x.ndim = int32_t(shape.size());
+  x.shape = shape.data();
+  const tileops_tensor_spec* tensors[] = {&x};
+  tileops_device_facts facts{};
+  facts.struct_size = sizeof facts;
+  facts.arch = 90;
+  tileops_param params[2]{};
+  params[0].name = "dim";
+  params[1].name = "keepdim";
+  params[1].kind = TILEOPS_PARAM_BOOL;
+  if (std::string(op) == "ArgmaxFwdOp") {
+    params[0].kind = TILEOPS_PARAM_INT;
+    params[0].u.i = dims.at(0);
+  } else {
+    params[0].kind = TILEOPS_PARAM_INT_LIST;
+    params[0].u.ints = {dims.data(), dims.size()};
+  }
+  tileops_call call{};
+  call.struct_size = sizeof call;
+  call.op = op;
+  call.facts = &facts;
+  call.tensors = tensors;
+  call.n_tensors = 1;
+  call.params = params;
+  call.n_params = 2;
+  g_error.clear();
+  return type.refusal(type.user, &call, nullptr) == TILEOPS_OK ? "" : g_error;
+}
 
 cuda::ReduceLayout layout_of(std::vector<int64_t> shape, std::vector<bool> reduced) {
   return cuda::reduce_layout(shape, reduced);
@@ -88,4 +153,16 @@ TEST_CASE("more runs than reduce_general takes are counted, not stored") {
   CHECK(l.n_red == cuda::ReduceLayout::kMaxRuns + 1);
   CHECK_FALSE(l.general_fits());
   CHECK(l.outer == int64_t(1) << (cuda::ReduceLayout::kMaxRuns + 1));
+}
+
+TEST_CASE("a reduction whose axes form more runs than reduce_general takes is refused, naming the counts") {
+  std::vector<int64_t> shape(2 * cuda::ReduceLayout::kMaxRuns + 2, 2), dims;
+  for (int64_t d = 1; d < int64_t(shape.size()); d += 2) dims.push_back(d);
+  for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"})
+    CHECK(refusal(op, shape, dims) ==
+          std::string(op) + " on CUDA: reduction over axes that form 9 kept and 9 reduced runs; reduce_general "
+                            "takes at most 8 of each");
+  shape.resize(2 * cuda::ReduceLayout::kMaxRuns);  // 8 and 8: served
+  dims.pop_back();
+  CHECK(refusal("SumFwdOp", shape, dims).empty());
 }
