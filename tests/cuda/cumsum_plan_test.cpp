@@ -1,5 +1,5 @@
 // When cumsum rows take the staged form (cumsum_row_staged: a persistent grid that loads
-// rows into shared memory ahead of the scan), without a GPU.
+// rows into shared memory ahead of the scan) or two passes, without a GPU.
 #include "ops/cumsum.hpp"
 
 #include <doctest/doctest.h>
@@ -27,4 +27,14 @@ TEST_CASE("other rows keep a CTA a tile") {
   CHECK_FALSE(cuda::cumsum_rows_staged(Elem::i64, 90, 1, 8191, 8192, kSms));        // element accesses
   CHECK_FALSE(cuda::cumsum_rows_staged(Elem::f32, 90, kF32Vec, 8192, 8192, kSms));  // staged ran slower
   CHECK_FALSE(cuda::cumsum_rows_staged(Elem::bf16, 90, kBf16Vec, 8192, 8192, kSms));
+}
+
+TEST_CASE("rows of many tiles take two passes when x fits in three quarters of L2") {
+  constexpr int64_t kL2 = 50 << 20;  // the H200's
+  CHECK(cuda::cumsum_rows_two_pass(Elem::f32, 64 * 128256, kL2));  // top-p: 32.8 MB
+  CHECK(cuda::cumsum_rows_two_pass(Elem::bf16, 2 * 65536, kL2));
+  CHECK(cuda::cumsum_rows_two_pass(Elem::i64, (kL2 * 3 / 4) / 8, kL2));  // at the limit
+  CHECK_FALSE(cuda::cumsum_rows_two_pass(Elem::i64, (kL2 * 3 / 4) / 8 + 1, kL2));
+  CHECK_FALSE(cuda::cumsum_rows_two_pass(Elem::f16, 8 * 3000000, kL2));  // 48 MB: the look-back
+  CHECK_FALSE(cuda::cumsum_rows_two_pass(Elem::f32, 64 * 128256, 0));  // no L2 reported
 }

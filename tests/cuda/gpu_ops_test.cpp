@@ -201,7 +201,10 @@ TILEOPS_GPU_TEST_CASE("cumsum") {
                         {{300, 8192}, 0}, {{1500, 4608}, 0}, {{4, 700, 2048}, 1}, {{70, 8193}, 0},
                         // int64 rows of one tile, four or more an SM: staged through shared
                         // memory by a persistent grid (whole tiles, a partial tile)
-                        {{600, 8192}, -1}, {{1000, 5000}, 1}};
+                        {{600, 8192}, -1}, {{1000, 5000}, 1},
+                        // rows of many tiles too large for L2 (48 MB at 16 bits): the
+                        // look-back instead of two passes (the rows above are two-pass)
+                        {{8, 3000000}, -1}};
   for (DType d : {dtypes::float32, dtypes::float16, dtypes::bfloat16, dtypes::int64})
     for (const Case& c : cases)
       check_against_cpu_ref("CumsumFwdOp", {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));

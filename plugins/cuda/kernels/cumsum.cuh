@@ -16,8 +16,15 @@
 //               totals in registers. No chain (the column form's look-back serialises
 //               down thousands of rows), so no status and the same result on every run.
 //
-// A row longer than one tile is a chain of tiles (consecutive CTAs) joined by a
-// decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
+//   cumsum_tile_totals  the totals of cumsum_row's tiles, a CTA each: the first pass of
+//               the two-pass form of rows longer than a tile (below).
+//
+// A row longer than one tile is a chain of tiles (consecutive CTAs). When x is small
+// enough to stay in L2 between two passes, cumsum_tile_totals sums every tile first and
+// cumsum_row, its programmatic dependent, starts each tile from the totals of the tiles
+// before it: no tile waits for another, and the result is the same on every run. The
+// first pass reads x from DRAM and the second mostly from L2. Otherwise the tiles are
+// joined by a decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
 // Decoupled Look-back", 2016): a tile publishes its aggregate as soon as it is known,
 // then walks back over its predecessors, adding aggregates until it meets one that has
 // published its inclusive prefix, and publishes its own. Tiles are taken in blockIdx
@@ -200,34 +207,88 @@ __device__ __forceinline__ void store_warp_span(T* y, i64 first, i64 len, A befo
   }
 }
 
+// The total of the tiles before the `part`-th of its row (tile `id`), from the totals of
+// cumsum_tile_totals, added in a fixed order. Called by one whole warp; every lane gets it.
+template <class A>
+__device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part) {
+  const u32 lane = threadIdx.x % 32;
+  A v = A(0);
+  for (i64 q = lane; q < part; q += 32) v += totals[id - part + q];
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) v += shfl_xor(v, o);
+  return v;
+}
+
+// This warp's share of tile blockIdx.x of cumsum_row's tiling (the `part`-th tile of
+// `row`), loaded as scan_warp_span reads it: `in[i]` is the vector at element
+// first + (i * 32 + lane) * V, when that is within the row (has).
+template <class T, int V, int ITEMS, int TPR>
+struct RowTileSpan {
+  static constexpr i64 SPAN = 32 * ITEMS * V, TILE = TPR * ITEMS * V;
+  i64 id, row, part, first;
+  Vec<T, V> in[ITEMS];
+  __device__ __forceinline__ explicit RowTileSpan(const ScanParams& p) {
+    id = blockIdx.x;
+    row = id / p.chain;
+    part = id % p.chain;
+    first = part * TILE + i64(threadIdx.x / 32) * SPAN;
+    const T* x = static_cast<const T*>(p.x) + row * p.len;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+      if (has(i, p.len)) in[i] = load<T, V>(x + first + i64(i * 32 + int(threadIdx.x % 32)) * V);
+  }
+  __device__ __forceinline__ bool has(int i, i64 len) const {
+    return first + i64(i * 32 + int(threadIdx.x % 32)) * V < len;
+  }
+};
+
+// The first pass of the two-pass rows: tile `id` of cumsum_row's tiling (the same
+// elements) summed into totals[id].
+template <class T, int V, int ITEMS, int TPR>
+__global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
+  typedef typename Acc<T>::type A;
+  static_assert(TPR % 32 == 0, "whole warps");
+  constexpr int WARPS = TPR / 32;
+  __shared__ A warp_total[WARPS];
+  pdl_launch_dependents();  // cumsum_row loads its tiles meanwhile, and waits before reading the totals
+  const RowTileSpan<T, V, ITEMS, TPR> span(p);
+  A t = A(0);
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i)
+    if (span.has(i, p.len))
+#pragma unroll
+      for (int k = 0; k < V; ++k) t += acc_of(span.in[i].get(k));
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) t += shfl_xor(t, o);
+  if (threadIdx.x % 32 == 0) warp_total[threadIdx.x / 32] = t;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  A total, unused;
+  before_and_total<A, WARPS>(warp_total, 1, 0, unused, total);
+  static_cast<A*>(p.totals)[span.id] = total;
+}
+
 template <class T, int V, int ITEMS, int TPR>
 __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
   static_assert(TPR % 32 == 0, "whole warps");
-  constexpr int WARPS = TPR / 32, SPAN = 32 * ITEMS * V, TILE = TPR * ITEMS * V;
+  constexpr int WARPS = TPR / 32;
   __shared__ A warp_total[WARPS];
   __shared__ A tile_before;
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const i64 id = blockIdx.x;
-  const i64 row = id / p.chain, part = id % p.chain;
-  const i64 first = part * TILE + i64(warp) * SPAN;
-  const T* x = static_cast<const T*>(p.x) + row * p.len;
-  Vec<T, V> in[ITEMS];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const i64 e = first + i64(i * 32 + int(lane)) * V;
-    if (e < p.len) in[i] = load<T, V>(x + e);
-  }
+  const RowTileSpan<T, V, ITEMS, TPR> span(p);
+  const i64 id = span.id, row = span.row, part = span.part, first = span.first;
   A v[ITEMS][V], base[ITEMS];
-  const A carry = scan_warp_span<T, A, V, ITEMS>(in, first, p.len, v, base);
+  const A carry = scan_warp_span<T, A, V, ITEMS>(span.in, first, p.len, v, base);
   if (lane == 0) warp_total[warp] = carry;
   __syncthreads();
   A before_warp, total;
   before_and_total<A, WARPS>(warp_total, 1, int(warp), before_warp, total);
   if (p.chain > 1) {  // uniform over the grid
     if (warp == 0) {
-      pdl_wait();  // the status is zeroed by zero_words
-      const A b = row_chain_prefix(TileStatus<A, 1>(p.status, p.tiles), id, part, total);
+      pdl_wait();  // the totals are written by cumsum_tile_totals, or the status zeroed by zero_words
+      const A b = p.totals ? tiles_before(static_cast<const A*>(p.totals), id, part)
+                           : row_chain_prefix(TileStatus<A, 1>(p.status, p.tiles), id, part, total);
       if (lane == 0) tile_before = b;
     }
     __syncthreads();

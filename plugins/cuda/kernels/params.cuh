@@ -114,6 +114,7 @@ struct ScanParams {
   const void* x;
   void* y;
   void* status;
+  void* totals;  // rows in two passes: the tile totals (cumsum_tile_totals); else null
   long long outer;
   long long len;
   long long inner;

@@ -31,6 +31,7 @@ const DeviceInfo* set_up(int index) {
                attribute(d, info->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "minor");
   info->sm_count = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "sm count");
   info->smem_optin = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "smem opt-in");
+  info->l2_bytes = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size");
   char name[256] = {};
   check(d.cuDeviceGetName(name, sizeof name - 1, info->device), "cuDeviceGetName");
   info->name = name;

@@ -18,6 +18,7 @@ struct DeviceInfo {
   int arch = 0;              // compute capability as major * 10 + minor: 90
   int sm_count = 0;
   int64_t smem_optin = 0;    // the most shared memory one CTA may opt into
+  int64_t l2_bytes = 0;      // the L2 cache
   std::string name;          // "NVIDIA H200"
 };
 

@@ -1,6 +1,6 @@
-// The kernel type of CumsumFwdOp (kernels/cumsum.cuh): chained scans along rows
-// (inner == 1), a CTA per strip of columns when the strips fill the GPU, chained
-// scans down columns otherwise.
+// The kernel type of CumsumFwdOp (kernels/cumsum.cuh): scans along rows (inner == 1),
+// rows longer than a tile in two passes when x fits in L2 and chained otherwise; a CTA
+// per strip of columns when the strips fill the GPU, chained scans down columns otherwise.
 #include "common.hpp"
 #include "cumsum.hpp"
 #include "ops.hpp"
@@ -38,10 +38,10 @@ int strip_tx(Elem e, int v, int bytes) { return int(clamp(int64_t(bytes) / (v * 
 int64_t strip_count(const Axis& a, Elem e, int v, int bytes) {
   return a.outer * ceil_div(a.inner, int64_t(strip_tx(e, v, bytes)) * v);
 }
+size_t acc_bytes(Elem e) { return e == Elem::i64 ? 8 : 4; }
 // Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
 size_t scan_status_bytes(int64_t tiles, int lanes, Elem e) {
-  const size_t acc = e == Elem::i64 ? 8 : 4;
-  return ((size_t(tiles) * 4 + 15) & ~size_t(15)) + 2 * size_t(tiles) * size_t(lanes) * acc;
+  return ((size_t(tiles) * 4 + 15) & ~size_t(15)) + 2 * size_t(tiles) * size_t(lanes) * acc_bytes(e);
 }
 
 struct CumsumPlan {
@@ -63,6 +63,11 @@ struct CumsumPlan {
                                             std::to_string(kRowStages)});
     return instance("cumsum_row", {t, std::to_string(v), items, std::to_string(row_threads(v))});
   }
+  std::string totals_kernel() const {
+    const std::string items = std::to_string(row_elements(elem) / vec);
+    return instance("cumsum_tile_totals",
+                    {cuda_type(elem), std::to_string(vec), items, std::to_string(row_threads(vec))});
+  }
   std::string col_kernel(int v) const {
     return instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColRows),
                                    std::to_string(kColTx), std::to_string(kColTy)});
@@ -72,9 +77,12 @@ struct CumsumPlan {
     return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(kStripRows),
                                      std::to_string(tx), std::to_string(kStripThreads / tx)});
   }
-  // The primary kernel (with zero_words when it chains), then its element-by-element twin.
+  // The primary kernel (with zero_words when it chains, and for rows that are not staged
+  // the first pass of the two-pass form), then its element-by-element twin.
   std::vector<ProgramSpec> programs() const {
     if (strips) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
+    if (rows && !staged)
+      return {{"cumsum", {row_kernel(vec), "tileops_cuda::zero_words", totals_kernel()}}, {"cumsum", {row_kernel(1)}}};
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
     return {{"cumsum", {kernel(vec), "tileops_cuda::zero_words"}}, {"cumsum", {kernel(1)}}};
   }
@@ -119,6 +127,7 @@ class CumsumKernel final : public CudaKernel {
         plan_(plan),
         primary_(modules[0]->functions[0]),
         zero_(plan.strips ? nullptr : modules[0]->functions[1]),
+        totals_(plan.rows && !plan.staged ? modules[0]->functions[2] : nullptr),
         fallback_(modules[1]->functions[0]) {
     if (plan_.staged) {
       allow_max_smem(primary_, device);
@@ -172,6 +181,14 @@ class CumsumKernel final : public CudaKernel {
       cuda::launch(scan, s, a.stream, &p);
       return;
     }
+    if (totals_ && ok && cumsum_rows_two_pass(plan_.elem, ax.outer * ax.size, device_.l2_bytes)) {
+      StreamBuffer totals(size_t(p.tiles) * acc_bytes(plan_.elem), a.stream);
+      p.totals = totals.get();
+      cuda::launch(totals_, s, a.stream, &p);  // the same tiles
+      s.dependent = true;
+      cuda::launch(scan, s, a.stream, &p);
+      return;
+    }
     StreamBuffer status(scan_status_bytes(p.tiles, lanes, plan_.elem), a.stream);
     p.status = status.get();
     zero_words(zero_, p.status, p.tiles, a.stream);  // the flags
@@ -184,7 +201,7 @@ class CumsumKernel final : public CudaKernel {
   size_t staged_smem(int64_t len) const { return size_t(kRowStages) * size_t(len) * size_of(plan_.elem); }
 
   CumsumPlan plan_;
-  CUfunction primary_, zero_, fallback_;
+  CUfunction primary_, zero_, totals_, fallback_;
   int64_t staged_ctas_ = 0;  // cumsum_row_staged: the CTAs the GPU holds at once
 };
 
@@ -205,6 +222,12 @@ bool cumsum_rows_staged(Elem e, int arch, int vec, int64_t len, int64_t rows, in
   // ways already, and staged ran slower ([8192, 8192]: 0.83 against 0.97).
   return arch >= 90 && e == Elem::i64 && vec == max_vec(e) &&
          len <= int64_t(row_max_threads(e, vec)) * row_elements(e) && rows >= kStagedRowsPerSm * sm_count;
+}
+
+bool cumsum_rows_two_pass(Elem e, int64_t elements, int64_t l2_bytes) {
+  // x read twice: the second pass must find it in L2, beside what the first pass leaves
+  // (totals) and the second writes (streamed through L2 to DRAM).
+  return elements * int64_t(size_of(e)) * 4 <= l2_bytes * 3;
 }
 
 void register_cumsum_ops(sdk::Registrar& reg) { register_kernel_type(reg, kCumsum); }

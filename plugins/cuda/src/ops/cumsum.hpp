@@ -10,4 +10,10 @@ namespace tileops::cuda {
 // four rows an SM, on sm_90.
 bool cumsum_rows_staged(Elem e, int arch, int vec, int64_t len, int64_t rows, int sm_count);
 
+// Whether rows longer than a tile (x of `elements` elements of `e`) take the two-pass
+// form (cumsum_tile_totals, then cumsum_row starting each tile from the totals before
+// it) rather than the look-back: when x fits in three quarters of an L2 of `l2_bytes`,
+// so that the second pass reads it from L2.
+bool cumsum_rows_two_pass(Elem e, int64_t elements, int64_t l2_bytes);
+
 }  // namespace tileops::cuda
