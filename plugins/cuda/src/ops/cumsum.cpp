@@ -18,6 +18,9 @@ constexpr Elem kCumsumTypes[] = {Elem::f32, Elem::f16, Elem::bf16, Elem::i64};
 // two of 256 at 0.55. Other scans stay at 256: [64, 128256] fp32 ran no faster in tiles
 // of 512 (0.61 against 0.62), and 1024 threads leave too few registers (spills).
 int row_elements(Elem e) { return e == Elem::i64 ? 16 : 32; }
+// The two-pass form (no chain to shorten) takes half-size tiles: fewer registers, more
+// CTAs an SM, so that one CTA's loads overlap another's scan and stores.
+int two_pass_elements(Elem e) { return row_elements(e) / 2; }
 int row_max_threads(Elem e, int v) { return e == Elem::i64 && v > 1 ? 512 : 256; }
 // cumsum_row_staged (sm_90): rows of one tile each, staged through shared memory this
 // many rows ahead, when there are at least kStagedRowsPerSm rows an SM to sweep. int64
@@ -63,10 +66,11 @@ struct CumsumPlan {
                                             std::to_string(kRowStages)});
     return instance("cumsum_row", {t, std::to_string(v), items, std::to_string(row_threads(v))});
   }
-  std::string totals_kernel() const {
-    const std::string items = std::to_string(row_elements(elem) / vec);
-    return instance("cumsum_tile_totals",
-                    {cuda_type(elem), std::to_string(vec), items, std::to_string(row_threads(vec))});
+  // The two-pass form's kernels (at the full vector): the tile totals, then the scan.
+  std::vector<std::string> two_pass_kernels() const {
+    const std::string t = cuda_type(elem), v = std::to_string(vec), threads = std::to_string(row_threads(vec));
+    const std::string items = std::to_string(two_pass_elements(elem) / vec);
+    return {instance("cumsum_tile_totals", {t, v, items, threads}), instance("cumsum_row", {t, v, items, threads})};
   }
   std::string col_kernel(int v) const {
     return instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColRows),
@@ -78,11 +82,14 @@ struct CumsumPlan {
                                      std::to_string(tx), std::to_string(kStripThreads / tx)});
   }
   // The primary kernel (with zero_words when it chains, and for rows that are not staged
-  // the first pass of the two-pass form), then its element-by-element twin.
+  // the two-pass form's kernels), then its element-by-element twin.
   std::vector<ProgramSpec> programs() const {
     if (strips) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
-    if (rows && !staged)
-      return {{"cumsum", {row_kernel(vec), "tileops_cuda::zero_words", totals_kernel()}}, {"cumsum", {row_kernel(1)}}};
+    if (rows && !staged) {
+      const auto two_pass = two_pass_kernels();
+      return {{"cumsum", {row_kernel(vec), "tileops_cuda::zero_words", two_pass[0], two_pass[1]}},
+              {"cumsum", {row_kernel(1)}}};
+    }
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
     return {{"cumsum", {kernel(vec), "tileops_cuda::zero_words"}}, {"cumsum", {kernel(1)}}};
   }
@@ -128,6 +135,7 @@ class CumsumKernel final : public CudaKernel {
         primary_(modules[0]->functions[0]),
         zero_(plan.strips ? nullptr : modules[0]->functions[1]),
         totals_(plan.rows && !plan.staged ? modules[0]->functions[2] : nullptr),
+        two_pass_scan_(plan.rows && !plan.staged ? modules[0]->functions[3] : nullptr),
         fallback_(modules[1]->functions[0]) {
     if (plan_.staged) {
       allow_max_smem(primary_, device);
@@ -182,11 +190,14 @@ class CumsumKernel final : public CudaKernel {
       return;
     }
     if (totals_ && ok && cumsum_rows_two_pass(plan_.elem, ax.outer * ax.size, device_.l2_bytes)) {
+      p.chain = ceil_div(ax.size, int64_t(plan_.row_threads(v)) * two_pass_elements(plan_.elem));
+      p.tiles = ax.outer * p.chain;
+      s.grid[0] = unsigned(p.tiles);
       StreamBuffer totals(size_t(p.tiles) * acc_bytes(plan_.elem), a.stream);
       p.totals = totals.get();
-      cuda::launch(totals_, s, a.stream, &p);  // the same tiles
+      cuda::launch(totals_, s, a.stream, &p);
       s.dependent = true;
-      cuda::launch(scan, s, a.stream, &p);
+      cuda::launch(two_pass_scan_, s, a.stream, &p);  // the same tiles
       return;
     }
     StreamBuffer status(scan_status_bytes(p.tiles, lanes, plan_.elem), a.stream);
@@ -201,7 +212,7 @@ class CumsumKernel final : public CudaKernel {
   size_t staged_smem(int64_t len) const { return size_t(kRowStages) * size_t(len) * size_of(plan_.elem); }
 
   CumsumPlan plan_;
-  CUfunction primary_, zero_, totals_, fallback_;
+  CUfunction primary_, zero_, totals_, two_pass_scan_, fallback_;
   int64_t staged_ctas_ = 0;  // cumsum_row_staged: the CTAs the GPU holds at once
 };
 
