@@ -22,9 +22,10 @@
 // A row longer than one tile is a chain of tiles (consecutive CTAs). When x is small
 // enough to stay in L2 between two passes, cumsum_tile_totals sums every tile first and
 // cumsum_row, its programmatic dependent, starts each tile from the totals of the tiles
-// before it: no tile waits for another, and the result is the same on every run. The
-// first pass reads x from DRAM and the second mostly from L2. Otherwise the tiles are
-// joined by a decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
+// before it (both with half the items a thread: there is no chain to shorten). No tile
+// waits for another, and the result is the same on every run. The first pass reads x
+// from DRAM and the second mostly from L2. Otherwise the tiles are joined by a
+// decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
 // Decoupled Look-back", 2016): a tile publishes its aggregate as soon as it is known,
 // then walks back over its predecessors, adding aggregates until it meets one that has
 // published its inclusive prefix, and publishes its own. Tiles are taken in blockIdx
