@@ -248,9 +248,8 @@ struct RowTileSpan {
 template <class T, int V, int ITEMS, int TPR>
 __global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
   typedef typename Acc<T>::type A;
-  static_assert(TPR % 32 == 0, "whole warps");
-  constexpr int WARPS = TPR / 32;
-  __shared__ A warp_total[WARPS];
+  typedef RowGroup<TPR, 1, 1> Tile;
+  __shared__ A buf[Tile::kBuf];
   pdl_launch_dependents();  // cumsum_row loads its tiles meanwhile, and waits before reading the totals
   const RowTileSpan<T, V, ITEMS, TPR> span(p);
   A t = A(0);
@@ -259,14 +258,8 @@ __global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
     if (span.has(i, p.len))
 #pragma unroll
       for (int k = 0; k < V; ++k) t += acc_of(span.in[i].get(k));
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) t += shfl_xor(t, o);
-  if (threadIdx.x % 32 == 0) warp_total[threadIdx.x / 32] = t;
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  A total, unused;
-  before_and_total<A, WARPS>(warp_total, 1, 0, unused, total);
-  static_cast<A*>(p.totals)[span.id] = total;
+  t = Tile().reduce(t, [](A a, A b) { return a + b; }, buf);
+  if (threadIdx.x == 0) static_cast<A*>(p.totals)[span.id] = t;
 }
 
 template <class T, int V, int ITEMS, int TPR>
