@@ -34,6 +34,9 @@ const char* cuda_type(Elem e);     // "tileops_cuda::bf16": the kernels' templat
 size_t size_of(Elem e);
 // Elements in one 16-byte access.
 inline int max_vec(Elem e) { return int(16 / size_of(e)); }
+// Bytes of the kernels' accumulator of e (Acc<T> in common.cuh: fp32 for floats, the
+// integer types themselves).
+inline size_t acc_bytes(Elem e) { return e == Elem::i64 ? 8 : 4; }
 
 // ---- the call ----------------------------------------------------------------------------
 

@@ -41,7 +41,6 @@ int strip_tx(Elem e, int v, int bytes) { return int(clamp(int64_t(bytes) / (v * 
 int64_t strip_count(const Axis& a, Elem e, int v, int bytes) {
   return a.outer * ceil_div(a.inner, int64_t(strip_tx(e, v, bytes)) * v);
 }
-size_t acc_bytes(Elem e) { return e == Elem::i64 ? 8 : 4; }
 // Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
 size_t scan_status_bytes(int64_t tiles, int lanes, Elem e) {
   return ((size_t(tiles) * 4 + 15) & ~size_t(15)) + 2 * size_t(tiles) * size_t(lanes) * acc_bytes(e);
@@ -159,7 +158,8 @@ class CumsumKernel final : public CudaKernel {
     p.len = ax.size;
     p.inner = ax.inner;
     LaunchShape s;
-    int lanes = 1;  // accumulators per tile in the status
+    int lanes = 1;          // accumulators per tile in the status
+    bool two_pass = false;  // rows longer than a tile, x within L2 (else chained)
     if (plan_.staged && ok) {  // a persistent grid sweeping the rows
       s.block[0] = unsigned(plan_.row_threads(v));
       s.smem = unsigned(staged_smem(ax.size));
@@ -168,7 +168,10 @@ class CumsumKernel final : public CudaKernel {
       return;
     }
     if (plan_.rows) {
-      p.chain = ceil_div(ax.size, int64_t(plan_.row_threads(v)) * row_elements(plan_.elem));
+      const int64_t threads = plan_.row_threads(v);
+      two_pass = totals_ && ok && ax.size > threads * row_elements(plan_.elem) &&
+                 cumsum_rows_two_pass(plan_.elem, ax.outer * ax.size, device_.l2_bytes);
+      p.chain = ceil_div(ax.size, threads * (two_pass ? two_pass_elements(plan_.elem) : row_elements(plan_.elem)));
       p.col_blocks = 1;
       s.block[0] = unsigned(plan_.row_threads(v));
     } else if (plan_.strips) {
@@ -184,20 +187,17 @@ class CumsumKernel final : public CudaKernel {
     }
     p.tiles = ax.outer * p.chain * p.col_blocks;
     s.grid[0] = unsigned(p.tiles);
-    const CUfunction scan = ok ? primary_ : fallback_;
-    if (p.chain == 1) {
-      cuda::launch(scan, s, a.stream, &p);
-      return;
-    }
-    if (totals_ && ok && cumsum_rows_two_pass(plan_.elem, ax.outer * ax.size, device_.l2_bytes)) {
-      p.chain = ceil_div(ax.size, int64_t(plan_.row_threads(v)) * two_pass_elements(plan_.elem));
-      p.tiles = ax.outer * p.chain;
-      s.grid[0] = unsigned(p.tiles);
+    if (two_pass) {
       StreamBuffer totals(size_t(p.tiles) * acc_bytes(plan_.elem), a.stream);
       p.totals = totals.get();
       cuda::launch(totals_, s, a.stream, &p);
       s.dependent = true;
       cuda::launch(two_pass_scan_, s, a.stream, &p);  // the same tiles
+      return;
+    }
+    const CUfunction scan = ok ? primary_ : fallback_;
+    if (p.chain == 1) {
+      cuda::launch(scan, s, a.stream, &p);
       return;
     }
     StreamBuffer status(scan_status_bytes(p.tiles, lanes, plan_.elem), a.stream);

@@ -15,11 +15,9 @@ enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
 constexpr int kFinalizeWarp = 32, kFinalizeCta = 256;
 int finalize_threads(int splits) { return splits > kFinalizeWarp * 8 ? kFinalizeCta : kFinalizeWarp; }
 
-// Bytes of one partial (the kernels' accumulator type).
-size_t partial_bytes(Red red, Elem e) {
-  if (red == kArgmax) return e == Elem::i64 ? 16 : 8;
-  return e == Elem::i64 ? 8 : 4;
-}
+// Bytes of one partial: the accumulator, or for argmax an ArgAcc (the accumulator and
+// an i32 index, padded to the accumulator's alignment).
+size_t partial_bytes(Red red, Elem e) { return red == kArgmax ? 2 * acc_bytes(e) : acc_bytes(e); }
 
 struct ReducePlan {
   Red red = kSum;
