@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -130,7 +131,9 @@ Tensor non_contiguous_on(const Tensor& cpu, const Device& device) {
   return tensor_of(swapped, cpu.dtype(), t).to(device).transpose(-1, -2);
 }
 
-void compare(const Tensor& out, const Tensor& ref, const std::string& what) {
+// ||out - ref|| / ||max(|ref|, floor)||, elementwise max; `floor` (one value an element
+// of ref, or empty) is the least size an element's error is measured against.
+void compare(const Tensor& out, const Tensor& ref, const std::string& what, const std::vector<double>& floor) {
   INFO(what);
   REQUIRE(out.dtype() == ref.dtype());
   REQUIRE(std::vector<int64_t>(out.shape().begin(), out.shape().end()) ==
@@ -152,8 +155,9 @@ void compare(const Tensor& out, const Tensor& ref, const std::string& what) {
       }
       continue;
     }
+    const double size = floor.empty() ? std::abs(r[i]) : std::max(std::abs(r[i]), floor[i]);
     diff += (o[i] - r[i]) * (o[i] - r[i]);
-    norm += r[i] * r[i];
+    norm += size * size;
   }
   const double rel = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
   CHECK_MESSAGE(rel <= tolerance(ref.dtype()),
@@ -251,8 +255,11 @@ double tolerance(DType dtype) {
   return 1e-5;
 }
 
-void check_against_cpu_ref(const std::string& op, const Params& params, const std::vector<Tensor>& inputs,
-                           const std::string& what, const Device& device, bool non_contiguous_inputs) {
+namespace {
+
+void run_and_compare(const std::string& op, const Params& params, const std::vector<Tensor>& inputs,
+                     const std::string& what, const Device& device, bool non_contiguous_inputs,
+                     const std::vector<double>& floor) {
   std::ostringstream label;
   label << op << " " << what;
   INFO(label.str());
@@ -274,8 +281,26 @@ void check_against_cpu_ref(const std::string& op, const Params& params, const st
   REQUIRE(out.size() == ref.size());
   for (size_t j = 0; j < out.size(); ++j) {
     CHECK(out[j].device() == device);
-    compare(out[j], ref[j], label.str() + ", output " + std::to_string(j));
+    compare(out[j], ref[j], label.str() + ", output " + std::to_string(j), j == 0 ? floor : std::vector<double>());
   }
+}
+
+}  // namespace
+
+void check_against_cpu_ref(const std::string& op, const Params& params, const std::vector<Tensor>& inputs,
+                           const std::string& what, const Device& device, bool non_contiguous_inputs) {
+  run_and_compare(op, params, inputs, what, device, non_contiguous_inputs, {});
+}
+
+void check_sum_against_cpu_ref(const std::string& op, const Params& params, const Tensor& x, const std::string& what) {
+  std::vector<double> squares = values_of(x);
+  for (double& v : squares) v *= v;
+  const Tensor sum_sq = Op("SumFwdOp", params, std::string("cpu_ref"))({tensor_of(
+      std::vector<int64_t>(x.shape().begin(), x.shape().end()), dtypes::float32, squares)})[0];
+  std::vector<double> floor = values_of(sum_sq);
+  const double count = floor.empty() ? 1 : std::max(1.0, double(x.numel()) / double(floor.size()));
+  for (double& f : floor) f = std::sqrt(f) / (op == "MeanFwdOp" ? count : 1);
+  run_and_compare(op, params, {x}, what, Device("cuda", 0), false, floor);
 }
 
 }  // namespace tileops::cuda_test
