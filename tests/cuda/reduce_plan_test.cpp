@@ -110,6 +110,17 @@ TEST_CASE("other columns read 256-byte runs") {
   CHECK(cuda::col_threads(columns({8192, 8192}, 0), Elem::i64, 2, kSms) == cuda::kColWide);
 }
 
+TEST_CASE("16-bit rows in 16-byte vectors keep 8 vectors in flight a thread unless split") {
+  for (Elem e : {Elem::bf16, Elem::f16}) {
+    CHECK(cuda::row_unroll(e, 8, false) == 8);
+    CHECK(cuda::row_unroll(e, 8, true) == 4);  // split: sized for 8 CTAs an SM
+    CHECK(cuda::row_unroll(e, 1, false) == 4);  // scalar accesses
+  }
+  for (Elem e : {Elem::f32, Elem::i32})
+    for (bool split : {false, true}) CHECK(cuda::row_unroll(e, 4, split) == 4);
+  CHECK(cuda::row_unroll(Elem::i64, 2, false) == 4);
+}
+
 TEST_CASE("axes coalesce into [outer, len, inner], size-1 dims dropped") {
   const cuda::ReduceLayout col = layout_of({2, 3, 1, 5}, {false, true, false, false});
   CHECK(col.form == cuda::ReduceLayout::kCol);

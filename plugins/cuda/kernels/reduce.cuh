@@ -145,13 +145,13 @@ struct OutType<T, kArgmax> {
 };
 
 // Grid: x = ceil(outer / RPC), y = splits. Each row group reduces vectors
-// [s * chunk, (s + 1) * chunk) of its row; with splits > 1 it writes a partial.
-template <class T, int RED, int V, int TPR, int RPC>
+// [s * chunk, (s + 1) * chunk) of its row; with splits > 1 it writes a partial. U: the
+// vectors a thread has in flight (row_unroll in src/ops/reduce_layout.hpp).
+template <class T, int RED, int V, int TPR, int RPC, int U>
 __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
   typedef Reducer<T, RED> R;
   typedef typename R::A A;
   typedef RowGroup<TPR, RPC, 1> Group;
-  constexpr int U = 4;  // vectors in flight per thread
   __shared__ A buf[Group::kBuf];
   pdl_launch_dependents();  // reduce_finalize, if any, waits for the partials
   const Group g;

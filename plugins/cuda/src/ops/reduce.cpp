@@ -35,7 +35,8 @@ struct ReducePlan {
     const std::string t = cuda_type(elem), r = std::to_string(int(red));
     if (layout.form == ReduceLayout::kCol)
       return instance("reduce_col", {t, r, std::to_string(v), std::to_string(col.tx), std::to_string(col.ty)});
-    return instance("reduce_row", {t, r, std::to_string(v), std::to_string(layout.tpr), std::to_string(layout.rpc)});
+    return instance("reduce_row", {t, r, std::to_string(v), std::to_string(layout.tpr), std::to_string(layout.rpc),
+                                   std::to_string(row_unroll(elem, v, split))});
   }
   std::vector<ProgramSpec> programs() const {
     const std::string t = cuda_type(elem), r = std::to_string(int(red));
@@ -237,11 +238,14 @@ void list_reduce_programs(std::vector<ProgramSpec>& out) {
         for (int vec : {max_vec(e), 1}) {
           if ((l.form == ReduceLayout::kGeneral || l.form == ReduceLayout::kShort) && vec == 1) continue;
           p.vec = vec;
-          p.split = l.form == ReduceLayout::kRow;  // adds reduce_finalize
-          for (ColThreads col : {kColWide, kColNarrow}) {
-            if (col == kColNarrow && (l.form != ReduceLayout::kCol || size_of(e) != 2)) continue;
-            p.col = col;
-            for (auto& spec : p.programs()) out.push_back(std::move(spec));
+          for (bool split : {false, true}) {  // rows: reduce_row's unroll and reduce_finalize
+            if (split && l.form != ReduceLayout::kRow) continue;
+            p.split = split;
+            for (ColThreads col : {kColWide, kColNarrow}) {
+              if (col == kColNarrow && (l.form != ReduceLayout::kCol || size_of(e) != 2)) continue;
+              p.col = col;
+              for (auto& spec : p.programs()) out.push_back(std::move(spec));
+            }
           }
         }
       }
