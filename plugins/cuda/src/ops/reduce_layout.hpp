@@ -57,11 +57,12 @@ ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<boo
 int splits_for(const ReduceLayout& layout, int vec, ColThreads col, int sm_count);
 // reduce_row's vectors in flight a thread. The row's threads are sized for about 64
 // elements each (pick_row_threads): for 16-bit elements in 16-byte vectors that is 8
-// vectors, all in flight at once with 8. On the H200, [8192, 8192] 16-bit rows went from
-// 0.90 to 0.94 of copy (sum, mean, amax) and from 0.89 to 0.91 (argmax). Split rows keep
-// 4: their split count assumes about 8 CTAs an SM, which the registers of 8 (47-56) do
-// not leave (sum over all axes bf16 0.87 -> 0.86). So do fp32 rows (16 vectors a thread
-// in two rounds instead of four: 0.92 -> 0.88, fewer CTAs an SM) and scalar accesses.
+// vectors, all in flight at once with 8. On the H200 (A/B), [8192, 8192] 16-bit rows went
+// from 0.91 to 0.945 of copy (sum, mean, amax) and from 0.91 to 0.94 (argmax). Split rows
+// keep 4: their split count assumes about 8 CTAs an SM, which the registers of 8 (47-56)
+// do not leave (sum over all axes bf16 0.87 -> 0.86). So do fp32 rows (16 vectors a
+// thread in two rounds instead of four: 0.93-0.95 -> 0.88-0.89, fewer CTAs an SM) and
+// scalar accesses.
 int row_unroll(Elem e, int vec, bool split);
 // sm_90: the cluster of CTAs that splits len in the column form, so that the column
 // tiles times the cluster give about two CTAs an SM (1, 2, 4 or 8).
