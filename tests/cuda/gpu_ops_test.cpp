@@ -102,7 +102,8 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
   const Case cases[] = {{{6, 4096}, {4096}, true, true},       {{3, 777}, {777}, false, false},
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
                         {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
-                        {{2, 1500000}, {1500000}, true, true}};  // the queue form, a short last piece
+                        {{2, 1500000}, {1500000}, true, true},  // the queue form, a short last piece
+                        {{200, 128256}, {128256}, true, true}};  // 16-bit: the two-stage sweep (as softmax's)
   for (DType d : kFloats)
     for (const Case& c : cases)
       check_against_cpu_ref("LayerNormFwdOp", {param("normalized_shape", c.normalized)},
@@ -138,7 +139,11 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
   const Case cases[] = {{{4, 1000}, -1},   {{3, 128256}, -1}, {{2, 300000}, -1}, {{64, 33, 5}, 1},
                         {{8, 16}, 0},      {{7}, 0},          {{}, 0},           {{2, 3, 4096}, 1},
                         {{4096, 8}, 0},    {{5, 0}, 0},       {{16, 2048}, -1},  {{4100, 4096}, 0},
-                        {{8, 1000, 2048}, 1}};
+                        {{8, 1000, 2048}, 1},
+                        // many long rows: at 16 bits clusters sweep them through two stages,
+                        // up to five rows a cluster (each stage's barrier reused past a parity
+                        // wrap); fp32 one stage, several waves
+                        {{200, 128256}, -1}};
   for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
     for (DType d : kFloats)
       for (const Case& c : cases)

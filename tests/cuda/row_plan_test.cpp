@@ -74,6 +74,7 @@ TEST_CASE("many long rows: clusters sweep them through two stages while a slice 
   CHECK(s.grid[0] == 40 * 8);
   CHECK(s.smem == unsigned(2 * 2004 * 16));
   CHECK(p.shape(16).grid[0] == 16 * 8);  // fewer rows than resident clusters: a row each
+  CHECK(hopper(128256, kBf16Vec, 200).stages == 2);  // the GPU cases' [200, 128256]
 }
 
 TEST_CASE("many rows whose slices pass 32 KB stay on one stage (three CTAs an SM)") {
