@@ -1,7 +1,8 @@
 // Every op of the CUDA plugin, every dtype it takes, against cpu_ref on fresh random
 // inputs: ordinary and odd sizes (lengths that are not a multiple of the vector width,
 // one row, empty tensors, rows of 64k+ elements), every kernel form (rows in registers,
-// clusters, loops, columns, splits, the general reduction), non-contiguous inputs.
+// clusters, loops, columns, splits, the general reduction), non-contiguous inputs, and
+// inputs one element into their buffers (every family's fallback kernels).
 #include "gpu_support.hpp"
 
 #include <cmath>
@@ -62,7 +63,7 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
     }
   check_against_cpu_ref("RMSNormFwdOp", {{"normalized_shape", Shape{512}}},
                         {rand({64, 512}, dtypes::bfloat16), rand({512}, dtypes::bfloat16)}, "non-contiguous x",
-                        Device("cuda", 0), true);
+                        Device("cuda", 0), InputLayout::kNonContiguous);
 }
 
 TILEOPS_GPU_TEST_CASE("fused add + RMSNorm writes a strided residual in place") {
@@ -149,7 +150,7 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
       for (const Case& c : cases)
         check_against_cpu_ref(op, {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));
   check_against_cpu_ref("SoftmaxFwdOp", {param("dim", int64_t(0))}, {rand({128, 96}, dtypes::float16)}, "non-contiguous",
-                        Device("cuda", 0), true);
+                        Device("cuda", 0), InputLayout::kNonContiguous);
 }
 
 TILEOPS_GPU_TEST_CASE("sum, mean, amax over any axes") {
@@ -236,7 +237,7 @@ TILEOPS_GPU_TEST_CASE("activations") {
         check_against_cpu_ref("GeluFwdOp", {param("approximate", approximate)}, {rand(s, d)}, describe(s, d) + " " + approximate);
     }
   }
-  check_against_cpu_ref("SiluFwdOp", {}, {rand({300, 200}, dtypes::bfloat16)}, "non-contiguous", Device("cuda", 0), true);
+  check_against_cpu_ref("SiluFwdOp", {}, {rand({300, 200}, dtypes::bfloat16)}, "non-contiguous", Device("cuda", 0), InputLayout::kNonContiguous);
 }
 
 TILEOPS_GPU_TEST_CASE("gated activations") {
@@ -269,7 +270,7 @@ TILEOPS_GPU_TEST_CASE("add and mul with broadcasting") {
     }
   }
   check_against_cpu_ref("MulFwdOp", {}, {rand({64, 48}, dtypes::float32), rand({64, 48}, dtypes::float32)},
-                        "non-contiguous", Device("cuda", 0), true);
+                        "non-contiguous", Device("cuda", 0), InputLayout::kNonContiguous);
 }
 
 TILEOPS_GPU_TEST_CASE("RoPE, neox and interleaved, partial rotary dims") {
@@ -326,4 +327,63 @@ TILEOPS_GPU_TEST_CASE("RoPE: a position outside the cache is a ValueError naming
   synchronize(cuda);  // reported once
   rope({x, good, cache});
   synchronize(cuda);
+}
+
+TILEOPS_GPU_TEST_CASE("inputs one element into their buffers take every family's fallback kernels") {
+  // Lengths are multiples of every vector width, so only the pointers send each call to
+  // the fallback: rows in registers, in shared memory and along columns, splits and
+  // strips, as the aligned cases above.
+  const auto misaligned = [](const char* op, const Params& params, const std::vector<Tensor>& inputs,
+                             const std::string& what) {
+    check_against_cpu_ref(op, params, inputs, what, Device("cuda", 0), InputLayout::kMisaligned);
+  };
+  for (DType d : kFloats) {
+    const Tensor w = rand({4096}, d);
+    misaligned("RMSNormFwdOp", {param("normalized_shape", Shape{4096})}, {rand({3, 4096}, d), w}, describe({3, 4096}, d));
+    misaligned("RMSNormFwdOp", {param("normalized_shape", Shape{300000})}, {rand({2, 300000}, d), Tensor()},
+               describe({2, 300000}, d));
+    misaligned("FusedAddRMSNormFwdOp", {param("normalized_shape", Shape{4096})}, {rand({3, 4096}, d), rand({3, 4096}, d), w},
+               describe({3, 4096}, d));
+    misaligned("LayerNormFwdOp", {param("normalized_shape", Shape{4096})}, {rand({6, 4096}, d), w, rand({4096}, d)},
+               describe({6, 4096}, d));
+    misaligned("GroupNormFwdOp", {param("num_groups", int64_t(8))}, {rand({2, 32, 8, 8}, d), rand({32}, d), rand({32}, d)},
+               describe({2, 32, 8, 8}, d));
+    for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"}) {
+      misaligned(op, {param("dim", int64_t(-1))}, {rand({4, 1024}, d)}, describe({4, 1024}, d));
+      misaligned(op, {param("dim", int64_t(-1))}, {rand({3, 128256}, d)}, describe({3, 128256}, d));
+      misaligned(op, {param("dim", int64_t(0))}, {rand({4100, 4096}, d)}, describe({4100, 4096}, d) + " dim 0");
+      misaligned(op, {param("dim", int64_t(1))}, {rand({8, 1000, 2048}, d)}, describe({8, 1000, 2048}, d) + " dim 1");
+    }
+    misaligned("SiluFwdOp", {}, {rand({1000, 1000}, d)}, describe({1000, 1000}, d));
+    misaligned("SiluAndMulFwdOp", {}, {rand({64, 2048}, d)}, describe({64, 2048}, d));
+    misaligned("MulFwdOp", {}, {rand({100, 256}, d), rand({256}, d)}, describe({100, 256}, d));
+  }
+  for (DType d : kFloatsAndInts) {
+    for (const char* op : {"AmaxFwdOp", "ArgmaxFwdOp"})
+      for (int64_t dim : {int64_t(-1), int64_t(0)}) {
+        Params params{param("keepdim", false)};
+        params.emplace_back("dim", std::string(op) == "ArgmaxFwdOp" ? ParamValue(dim) : ParamValue(Shape{dim}));
+        misaligned(op, params, {rand({2048, 4096}, d)}, describe({2048, 4096}, d) + " dim " + std::to_string(dim));
+      }
+    for (int64_t dim : {int64_t(-1), int64_t(0)})
+      if (d != dtypes::int32)  // cumsum's types
+        misaligned("CumsumFwdOp", {param("dim", dim)}, {rand({300, 8192}, d)}, describe({300, 8192}, d) + " dim " + std::to_string(dim));
+    misaligned("AddFwdOp", {}, {rand({100, 256}, d), rand({100, 256}, d)}, describe({100, 256}, d));
+  }
+  Params all{param("keepdim", false)};
+  all.emplace_back("dim", none());
+  misaligned("SumFwdOp", all, {rand({2048, 4096}, dtypes::bfloat16)}, "bfloat16 [2048, 4096] all axes");
+  std::vector<double> cache(size_t(64 * 128));
+  for (int64_t q = 0; q < 64; ++q)
+    for (int64_t i = 0; i < 64; ++i) {
+      const double angle = double(q) * std::pow(10000.0, -2.0 * double(i) / 128.0);
+      cache[size_t(q * 128 + i)] = std::cos(angle);
+      cache[size_t(q * 128 + 64 + i)] = std::sin(angle);
+    }
+  std::vector<double> positions(16);
+  for (size_t t = 0; t < positions.size(); ++t) positions[t] = double((t * 7) % 64);
+  misaligned("RoPEFwdOp", {param("layout", "neox")},
+             {rand({16, 8, 128}, dtypes::bfloat16), tensor_of({16}, dtypes::int64, positions),
+              tensor_of({64, 128}, dtypes::float32, cache)},
+             "bfloat16 [16, 8, 128] neox");
 }

@@ -133,6 +133,25 @@ Tensor non_contiguous_on(const Tensor& cpu, const Device& device) {
 
 // ||out - ref|| / ||max(|ref|, floor)||, elementwise max; `floor` (one value an element
 // of ref, or empty) is the least size an element's error is measured against.
+// The same values on `device`, contiguous, one element into a buffer one element longer.
+Tensor misaligned_on(const Tensor& cpu, const Device& device) {
+  const int64_t n = cpu.numel();
+  if (n == 0) return cpu.to(device);
+  std::vector<double> v = values_of(cpu);
+  v.insert(v.begin(), 0.0);
+  const Tensor flat = tensor_of({n + 1}, cpu.dtype(), v).to(device);
+  return flat.slice(0, 1, n + 1).reshape(cpu.shape());
+}
+
+Tensor on_device(const Tensor& cpu, const Device& device, InputLayout layout) {
+  switch (layout) {
+    case InputLayout::kNonContiguous: return non_contiguous_on(cpu, device);
+    case InputLayout::kMisaligned: return misaligned_on(cpu, device);
+    case InputLayout::kContiguous: break;
+  }
+  return cpu.to(device);
+}
+
 void compare(const Tensor& out, const Tensor& ref, const std::string& what, const std::vector<double>& floor) {
   INFO(what);
   REQUIRE(out.dtype() == ref.dtype());
@@ -258,7 +277,7 @@ double tolerance(DType dtype) {
 namespace {
 
 void run_and_compare(const std::string& op, const Params& params, const std::vector<Tensor>& inputs,
-                     const std::string& what, const Device& device, bool non_contiguous_inputs,
+                     const std::string& what, const Device& device, InputLayout layout,
                      const std::vector<double>& floor) {
   std::ostringstream label;
   label << op << " " << what;
@@ -267,7 +286,7 @@ void run_and_compare(const std::string& op, const Params& params, const std::vec
   size_t bytes = 0;
   for (const Tensor& t : inputs) {
     ref_inputs.push_back(t.defined() ? clone(t) : Tensor());
-    dev_inputs.push_back(!t.defined() ? Tensor() : non_contiguous_inputs ? non_contiguous_on(t, device) : t.to(device));
+    dev_inputs.push_back(t.defined() ? on_device(t, device, layout) : Tensor());
     if (t.defined()) bytes += t.nbytes();
   }
   Op on_cuda(op, params, std::string(BUILTIN));
@@ -288,8 +307,8 @@ void run_and_compare(const std::string& op, const Params& params, const std::vec
 }  // namespace
 
 void check_against_cpu_ref(const std::string& op, const Params& params, const std::vector<Tensor>& inputs,
-                           const std::string& what, const Device& device, bool non_contiguous_inputs) {
-  run_and_compare(op, params, inputs, what, device, non_contiguous_inputs, {});
+                           const std::string& what, const Device& device, InputLayout layout) {
+  run_and_compare(op, params, inputs, what, device, layout, {});
 }
 
 void check_sum_against_cpu_ref(const std::string& op, const Params& params, const Tensor& x, const std::string& what) {
@@ -300,7 +319,7 @@ void check_sum_against_cpu_ref(const std::string& op, const Params& params, cons
   std::vector<double> floor = values_of(sum_sq);
   const double count = floor.empty() ? 1 : std::max(1.0, double(x.numel()) / double(floor.size()));
   for (double& f : floor) f = std::sqrt(f) / (op == "MeanFwdOp" ? count : 1);
-  run_and_compare(op, params, {x}, what, Device("cuda", 0), false, floor);
+  run_and_compare(op, params, {x}, what, Device("cuda", 0), InputLayout::kContiguous, floor);
 }
 
 }  // namespace tileops::cuda_test

@@ -77,14 +77,20 @@ void poison_blocks(const Device& device, const std::vector<size_t>& sizes);
 // ||out - ref|| / ||ref|| tolerated per dtype (floating); integers compare exactly.
 double tolerance(DType dtype);
 
+// How the CUDA inputs of check_against_cpu_ref hold their values: fresh contiguous
+// tensors; non-contiguous views (stored with the last two dims swapped and viewed
+// transposed back: the host makes them contiguous); or contiguous views starting one
+// element into a larger buffer, not 16-byte aligned, which send every kernel with vector
+// loads to its fallback.
+enum class InputLayout { kContiguous, kNonContiguous, kMisaligned };
+
 // Runs `op` with `params` on CPU `inputs` (an undefined tensor is an omitted optional
-// input): through the in-tree CUDA kernels on `device` (inputs copied there, outputs
-// poisoned first) and through cpu_ref; checks every output (and every input the op
-// writes) against cpu_ref. `what` names the case in failures. `view` optionally turns
-// each CUDA input into a non-contiguous view of the same values before the call.
+// input): through the in-tree CUDA kernels on `device` (inputs copied there in `layout`,
+// outputs poisoned first) and through cpu_ref; checks every output against cpu_ref.
+// `what` names the case in failures.
 void check_against_cpu_ref(const std::string& op, const Params& params, const std::vector<Tensor>& inputs,
                            const std::string& what, const Device& device = Device("cuda", 0),
-                           bool non_contiguous_inputs = false);
+                           InputLayout layout = InputLayout::kContiguous);
 // check_against_cpu_ref for SumFwdOp or MeanFwdOp of floating x, each output's error
 // measured against at least the root sum of squares of what it adds (over the count,
 // for a mean): what a sum of random normals is about, and what its rounding scales
