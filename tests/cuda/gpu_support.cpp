@@ -131,8 +131,6 @@ Tensor non_contiguous_on(const Tensor& cpu, const Device& device) {
   return tensor_of(swapped, cpu.dtype(), t).to(device).transpose(-1, -2);
 }
 
-// ||out - ref|| / ||max(|ref|, floor)||, elementwise max; `floor` (one value an element
-// of ref, or empty) is the least size an element's error is measured against.
 // The same values on `device`, contiguous, one element into a buffer one element longer.
 Tensor misaligned_on(const Tensor& cpu, const Device& device) {
   const int64_t n = cpu.numel();
@@ -152,6 +150,8 @@ Tensor on_device(const Tensor& cpu, const Device& device, InputLayout layout) {
   return cpu.to(device);
 }
 
+// ||out - ref|| / ||max(|ref|, floor)||, elementwise max; `floor` (one value an element
+// of ref, or empty) is the least size an element's error is measured against.
 void compare(const Tensor& out, const Tensor& ref, const std::string& what, const std::vector<double>& floor) {
   INFO(what);
   REQUIRE(out.dtype() == ref.dtype());
@@ -298,9 +298,10 @@ void run_and_compare(const std::string& op, const Params& params, const std::vec
   poison_blocks(device, out_bytes);
   const std::vector<Tensor> out = on_cuda(dev_inputs);
   REQUIRE(out.size() == ref.size());
+  const std::vector<double> no_floor;  // outputs past the first (the floor is the first's)
   for (size_t j = 0; j < out.size(); ++j) {
     CHECK(out[j].device() == device);
-    compare(out[j], ref[j], label.str() + ", output " + std::to_string(j), j == 0 ? floor : std::vector<double>());
+    compare(out[j], ref[j], label.str() + ", output " + std::to_string(j), j == 0 ? floor : no_floor);
   }
 }
 
