@@ -37,6 +37,19 @@ std::string describe(const Shape& s, DType d) {
   return out + "]";
 }
 
+// RoPE's cos/sin cache [positions, rot_dim] (cos in the first half of a row, sin in the
+// second), base 10000, fp32.
+Tensor rope_cache(int64_t positions, int64_t rot_dim) {
+  std::vector<double> cache(size_t(positions * rot_dim));
+  for (int64_t q = 0; q < positions; ++q)
+    for (int64_t i = 0; i < rot_dim / 2; ++i) {
+      const double angle = double(q) * std::pow(10000.0, -2.0 * double(i) / double(rot_dim));
+      cache[size_t(q * rot_dim + i)] = std::cos(angle);
+      cache[size_t(q * rot_dim + rot_dim / 2 + i)] = std::sin(angle);
+    }
+  return tensor_of({positions, rot_dim}, dtypes::float32, cache);
+}
+
 }  // namespace
 
 TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
@@ -292,15 +305,8 @@ TILEOPS_GPU_TEST_CASE("RoPE, neox and interleaved, partial rotary dims") {
           std::vector<double> pos(static_cast<size_t>(tokens));
           std::uniform_int_distribution<int64_t> pick(0, c.positions - 1);
           for (auto& v : pos) v = double(pick(rng()));
-          std::vector<double> cache(size_t(c.positions * c.rot_dim));
-          for (int64_t q = 0; q < c.positions; ++q)
-            for (int64_t i = 0; i < c.rot_dim / 2; ++i) {
-              const double angle = double(q) * std::pow(10000.0, -2.0 * double(i) / double(c.rot_dim));
-              cache[size_t(q * c.rot_dim + i)] = std::cos(angle);
-              cache[size_t(q * c.rot_dim + c.rot_dim / 2 + i)] = std::sin(angle);
-            }
           check_against_cpu_ref("RoPEFwdOp", {param("layout", layout)},
-                                {rand(xs, d), tensor_of(c.batch, p, pos), tensor_of({c.positions, c.rot_dim}, dtypes::float32, cache)},
+                                {rand(xs, d), tensor_of(c.batch, p, pos), rope_cache(c.positions, c.rot_dim)},
                                 describe(xs, d) + " " + layout + " R " + std::to_string(c.rot_dim));
         }
 }
@@ -373,17 +379,10 @@ TILEOPS_GPU_TEST_CASE("inputs one element into their buffers take every family's
   Params all{param("keepdim", false)};
   all.emplace_back("dim", none());
   misaligned("SumFwdOp", all, {rand({2048, 4096}, dtypes::bfloat16)}, "bfloat16 [2048, 4096] all axes");
-  std::vector<double> cache(size_t(64 * 128));
-  for (int64_t q = 0; q < 64; ++q)
-    for (int64_t i = 0; i < 64; ++i) {
-      const double angle = double(q) * std::pow(10000.0, -2.0 * double(i) / 128.0);
-      cache[size_t(q * 128 + i)] = std::cos(angle);
-      cache[size_t(q * 128 + 64 + i)] = std::sin(angle);
-    }
   std::vector<double> positions(16);
   for (size_t t = 0; t < positions.size(); ++t) positions[t] = double((t * 7) % 64);
   misaligned("RoPEFwdOp", {param("layout", "neox")},
              {rand({16, 8, 128}, dtypes::bfloat16), tensor_of({16}, dtypes::int64, positions),
-              tensor_of({64, 128}, dtypes::float32, cache)},
+              rope_cache(64, 128)},
              "bfloat16 [16, 8, 128] neox");
 }
