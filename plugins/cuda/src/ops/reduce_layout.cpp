@@ -5,7 +5,7 @@
 namespace tileops::cuda {
 namespace {
 
-constexpr int kRowUnroll = 4, kColUnroll = 8;  // loads in flight per thread in reduce_row (split), reduce_col
+constexpr int kRowUnroll = 4, kColUnroll = 8;  // loads in flight per thread in reduce_row (twice for row_unroll's rows), reduce_col
 
 void pick_row_threads(ReduceLayout& l) {
   l.tpr = int(clamp(pow2_ceil(ceil_div(l.len, 64)), 4, 256));
@@ -91,7 +91,7 @@ int splits_for(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
 }
 
 int row_unroll(Elem e, int vec, bool split) {
-  return !split && size_of(e) == 2 && vec * size_of(e) == 16 ? 2 * kRowUnroll : kRowUnroll;
+  return !split && size_of(e) == 2 && vec == max_vec(e) ? 2 * kRowUnroll : kRowUnroll;
 }
 
 int col_cluster(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
