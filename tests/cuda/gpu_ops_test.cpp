@@ -225,6 +225,9 @@ TILEOPS_GPU_TEST_CASE("cumsum") {
   const Case cases[] = {{{16, 1000}, -1}, {{4, 10000}, -1}, {{3, 4097}, 1},  {{1000, 64}, 0},
                         {{256, 8}, 0},    {{2, 65536}, 1},  {{5, 3, 7}, 1},  {{}, 0},
                         {{4096, 512}, 0}, {{1, 128256}, -1},
+                        // one two-pass row of more tiles than a CTA has threads (733 fp32
+                        // tiles): the tiles before are read in several rounds
+                        {{1, 3000000}, -1},
                         // strips of columns (enough to fill 132 SMs): a partial last chunk,
                         // several chunks, several x[o], a partial last strip of scalars
                         {{300, 8192}, 0}, {{1500, 4608}, 0}, {{4, 700, 2048}, 1}, {{70, 8193}, 0},

@@ -209,14 +209,21 @@ __device__ __forceinline__ void store_warp_span(T* y, i64 first, i64 len, A befo
 }
 
 // The total of the tiles before the `part`-th of its row (tile `id`), from the totals of
-// cumsum_tile_totals, added in a fixed order. Called by one whole warp; every lane gets it.
-template <class A>
-__device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part) {
-  const u32 lane = threadIdx.x % 32;
+// cumsum_tile_totals, added in a fixed order. Called by the whole CTA, which reads the
+// totals TPR at a time: the last tiles of a long row have thousands before them (a fp32
+// row of 32 MB has 2,048 tiles), which one warp read 32 at a time, a round of L2 latency
+// each (such a row: 0.63 of copy, 0.64 by the CTA; 8 MB: 0.68, 0.72).
+template <class A, int TPR>
+__device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part, A (&partial)[TPR / 32]) {
   A v = A(0);
-  for (i64 q = lane; q < part; q += 32) v += totals[id - part + q];
+  for (i64 q = threadIdx.x; q < part; q += TPR) v += totals[id - part + q];
 #pragma unroll
   for (int o = 16; o > 0; o /= 2) v += shfl_xor(v, o);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = A(0);
+#pragma unroll
+  for (int w = 0; w < TPR / 32; ++w) v += partial[w];
   return v;
 }
 
@@ -267,7 +274,7 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
   static_assert(TPR % 32 == 0, "whole warps");
   constexpr int WARPS = TPR / 32;
-  __shared__ A warp_total[WARPS];
+  __shared__ A warp_total[WARPS], tile_partial[WARPS];
   __shared__ A tile_before;
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const RowTileSpan<T, V, ITEMS, TPR> span(p);
@@ -278,11 +285,13 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   __syncthreads();
   A before_warp, total;
   before_and_total<A, WARPS>(warp_total, 1, int(warp), before_warp, total);
-  if (p.chain > 1) {  // uniform over the grid
+  if (p.chain > 1 && p.totals) {  // uniform over the grid
+    pdl_wait();  // the totals are written by cumsum_tile_totals
+    before_warp = tiles_before<A, TPR>(static_cast<const A*>(p.totals), id, part, tile_partial) + before_warp;
+  } else if (p.chain > 1) {
     if (warp == 0) {
-      pdl_wait();  // the totals are written by cumsum_tile_totals, or the status zeroed by zero_words
-      const A b = p.totals ? tiles_before(static_cast<const A*>(p.totals), id, part)
-                           : row_chain_prefix(TileStatus<A, 1>(p.status, p.tiles), id, part, total);
+      pdl_wait();  // the status is zeroed by zero_words
+      const A b = row_chain_prefix(TileStatus<A, 1>(p.status, p.tiles), id, part, total);
       if (lane == 0) tile_before = b;
     }
     __syncthreads();
