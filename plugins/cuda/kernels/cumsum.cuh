@@ -22,18 +22,18 @@
 // A row longer than one tile is a chain of tiles (consecutive CTAs). When x is small
 // enough to stay in L2 between two passes, cumsum_tile_totals sums every tile first and
 // cumsum_row, its programmatic dependent, starts each tile from the totals of the tiles
-// before it (both with half the items a thread: there is no chain to shorten). No tile
-// waits for another, and the result is the same on every run. The first pass reads x
-// from DRAM and the second mostly from L2. Otherwise the tiles are joined by a
-// decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with
-// Decoupled Look-back", 2016): a tile publishes its aggregate as soon as it is known,
-// then walks back over its predecessors, adding aggregates until it meets one that has
-// published its inclusive prefix, and publishes its own. Tiles are taken in blockIdx
+// before it (both with half the items a thread of 4- and 8-byte elements: there is no
+// chain to shorten). No tile waits for another, and the result is the same on every run.
+// The first pass reads x from DRAM and the second mostly from L2. Otherwise the tiles are
+// joined by a decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan
+// with Decoupled Look-back", 2016): a tile publishes its aggregate as soon as it is
+// known, then walks back over its predecessors, adding aggregates until it meets one that
+// has published its inclusive prefix, and publishes its own. Tiles are taken in blockIdx
 // order, which is the order CTAs start in (as CUB relies on), so a tile only waits on
 // tiles that have started. `zero_words` zeroes the flags; the scan kernel is launched as
-// its programmatic dependent and waits for it only before touching the status.
-// Floating results depend on how far each look-back went, so they can differ between
-// runs in the last bits (integers are exact).
+// its programmatic dependent and waits for it only before touching the status. Floating
+// results depend on how far each look-back went, so they can differ between runs in the
+// last bits (integers are exact).
 #pragma once
 #include "common.cuh"
 #include "slice.cuh"
