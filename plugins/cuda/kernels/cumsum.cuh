@@ -209,6 +209,15 @@ __device__ __forceinline__ u64 l2_policy(L2Priority priority) {
     return 0;
 }
 
+// A vector stored under `priority` (its `policy`, from l2_policy) where the vectors take
+// one, plainly otherwise.
+template <class T, int V>
+__device__ __forceinline__ void store_with(T* p, const Vec<T, V>& v, L2Priority priority, u64 policy) {
+  if constexpr (kHasL2Priority<T, V>)
+    if (priority != kL2Default) return store_l2<T, V>(p, v, policy);
+  store<T, V>(p, v);
+}
+
 // Stores the warp's share scanned by scan_warp_span, offset by `before` (everything
 // before the warp's span in the row), under an L2 priority where the vectors take one.
 template <class T, class A, int V, int ITEMS>
@@ -224,13 +233,7 @@ __device__ __forceinline__ void store_warp_span(T* y, i64 first, i64 len, A befo
     Vec<T, V> out = {};
 #pragma unroll
     for (int k = 0; k < V; ++k) out.set(k, value_of<T>(offset + v[i][k]));
-    if constexpr (kHasL2Priority<T, V>) {
-      if (priority != kL2Default) {
-        store_l2<T, V>(y + e, out, policy);
-        continue;
-      }
-    }
-    store<T, V>(y + e, out);
+    store_with<T, V>(y + e, out, priority, policy);
   }
 }
 
@@ -267,18 +270,22 @@ struct RowTileSpan {
     part = id % p.chain;
     first = part * TILE + i64(threadIdx.x / 32) * SPAN;
     const T* x = static_cast<const T*>(p.x) + row * p.len;
+    const auto at = [&](int i) { return x + first + i64(i * 32 + int(threadIdx.x % 32)) * V; };
+    // The priority is tested once, outside the unrolled loads (the form measured).
     if constexpr (kHasL2Priority<T, V>) {
       if (priority != kL2Default) {
         const u64 policy = l2_policy<T, V>(priority);
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-          if (has(i, p.len)) in[i] = load_l2<T, V>(x + first + i64(i * 32 + int(threadIdx.x % 32)) * V, policy);
+        load_all(p.len, [&](int i) { return load_l2<T, V>(at(i), policy); });
         return;
       }
     }
+    load_all(p.len, [&](int i) { return load<T, V>(at(i)); });
+  }
+  template <class Load>
+  __device__ __forceinline__ void load_all(i64 len, Load load_item) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
-      if (has(i, p.len)) in[i] = load<T, V>(x + first + i64(i * 32 + int(threadIdx.x % 32)) * V);
+      if (has(i, len)) in[i] = load_item(i);
   }
   __device__ __forceinline__ bool has(int i, i64 len) const {
     return first + i64(i * 32 + int(threadIdx.x % 32)) * V < len;
