@@ -5,7 +5,9 @@
 namespace tileops::cuda {
 namespace {
 
-constexpr int kRowUnroll = 4, kColUnroll = 8;  // loads in flight per thread in reduce_row (twice for row_unroll's rows), reduce_col
+// Loads in flight per thread in reduce_row (twice that for row_unroll's 16-bit rows) and
+// in reduce_col.
+constexpr int kRowUnroll = 4, kColUnroll = 8;
 
 void pick_row_threads(ReduceLayout& l) {
   l.tpr = int(clamp(pow2_ceil(ceil_div(l.len, 64)), 4, 256));
