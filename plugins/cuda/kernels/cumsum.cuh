@@ -243,17 +243,10 @@ __device__ __forceinline__ void store_warp_span(T* y, i64 first, i64 len, A befo
 // row of 32 MB has 2,048 tiles), which one warp read 32 at a time, a round of L2 latency
 // each (such a row: 0.63 of copy, 0.64 by the CTA; 8 MB: 0.68, 0.72).
 template <class A, int TPR>
-__device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part, A (&partial)[TPR / 32]) {
+__device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part, A* buf) {
   A v = A(0);
   for (i64 q = threadIdx.x; q < part; q += TPR) v += totals[id - part + q];
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) v += shfl_xor(v, o);
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = A(0);
-#pragma unroll
-  for (int w = 0; w < TPR / 32; ++w) v += partial[w];
-  return v;
+  return RowGroup<TPR, 1, 1>().reduce(v, SumOp(), buf);
 }
 
 // This warp's share of tile blockIdx.x of cumsum_row's tiling (the `part`-th tile of
@@ -307,7 +300,7 @@ __global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
     if (span.has(i, p.len))
 #pragma unroll
       for (int k = 0; k < V; ++k) t += acc_of(span.in[i].get(k));
-  t = Tile().reduce(t, [](A a, A b) { return a + b; }, buf);
+  t = Tile().reduce(t, SumOp(), buf);
   if (threadIdx.x == 0) static_cast<A*>(p.totals)[span.id] = t;
 }
 
@@ -316,7 +309,7 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
   static_assert(TPR % 32 == 0, "whole warps");
   constexpr int WARPS = TPR / 32;
-  __shared__ A warp_total[WARPS], tile_partial[WARPS];
+  __shared__ A warp_total[WARPS], tile_partial[RowGroup<TPR, 1, 1>::kBuf];
   __shared__ A tile_before;
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const L2Priority priority = p.totals ? kL2Drop : kL2Default;  // the two-pass form's second pass
