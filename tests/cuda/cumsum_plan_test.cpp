@@ -1,5 +1,6 @@
 // When cumsum rows take the staged form (cumsum_row_staged: a persistent grid that loads
-// rows into shared memory ahead of the scan) or two passes, without a GPU.
+// rows into shared memory ahead of the scan) or two passes, and how columns are cut into
+// strips, without a GPU.
 #include "ops/cumsum.hpp"
 
 #include <doctest/doctest.h>
@@ -37,4 +38,15 @@ TEST_CASE("rows of many tiles take two passes when x fits in three quarters of L
   CHECK_FALSE(cuda::cumsum_rows_two_pass(Elem::i64, (kL2 * 3 / 4) / 8 + 1, kL2));
   CHECK_FALSE(cuda::cumsum_rows_two_pass(Elem::f16, 8 * 3000000, kL2));  // 48 MB: the look-back
   CHECK_FALSE(cuda::cumsum_rows_two_pass(Elem::f32, 64 * 128256, 0));  // no L2 reported
+}
+
+TEST_CASE("column scans take strips as wide as fill the GPU, more rows in flight for one wave") {
+  using S = cuda::CumsumStrips;
+  CHECK(cuda::cumsum_strips(Elem::f32, 1, 8192, kSms) == S{128, 4});      // 256 wide strips: two CTAs an SM
+  CHECK(cuda::cumsum_strips(Elem::bf16, 1, 8192, kSms) == S{128, 12});    // 128: one wave, a CTA an SM
+  CHECK(cuda::cumsum_strips(Elem::f16, 1, 8448, kSms) == S{128, 12});     // 132, one an SM exactly
+  CHECK(cuda::cumsum_strips(Elem::bf16, 1, 8704, kSms) == S{64, 4});      // 136 wide: a second wave
+  CHECK(cuda::cumsum_strips(Elem::bf16, 1, 7168, kSms) == S{64, 4});      // 112 wide: SMs left idle
+  CHECK(cuda::cumsum_strips(Elem::i64, 2, 4096, kSms) == S{128, 4});      // outer counts strips too
+  CHECK(cuda::cumsum_strips(Elem::f32, 1, 2048, kSms) == S{0, 0});        // 128 narrow strips: chained
 }

@@ -33,15 +33,10 @@ constexpr int64_t kStagedRowsPerSm = 4;
 // U rows), TY warps down, U rows a thread.
 constexpr int kColTx = 32, kColTy = 8, kColRows = 8;
 int col_vec(Elem e) { return int(8 / size_of(e)); }
-// cumsum_strip: a strip is 128 or 64 bytes of a row: the wider while that still gives
-// 1.5 CTAs an SM (fewer, wider strips keep DRAM pages open longer: [8192, 8192]
-// fp32 0.92 of copy in 128-byte strips, 0.84 in 64; bf16, whose 128-byte strips leave
-// one CTA an SM, 0.87 in 64 and 0.73 in 128). 256 threads, 4 rows a thread (8 measured
-// 5-11% slower, 2 slower still for bf16).
-constexpr int kStripThreads = 256, kStripRows = 4;
+constexpr int kStripThreads = 256;  // cumsum_strip (cumsum_strips below)
 int strip_tx(Elem e, int v, int bytes) { return int(clamp(int64_t(bytes) / (v * int64_t(size_of(e))), 1, 32)); }
-int64_t strip_count(const Axis& a, Elem e, int v, int bytes) {
-  return a.outer * ceil_div(a.inner, int64_t(strip_tx(e, v, bytes)) * v);
+int64_t strip_count(int64_t outer, int64_t inner, Elem e, int v, int bytes) {
+  return outer * ceil_div(inner, int64_t(strip_tx(e, v, bytes)) * v);
 }
 // Bytes of the status of `tiles` tiles of `lanes` accumulators (TileStatus in cumsum.cuh).
 size_t scan_status_bytes(int64_t tiles, int lanes, Elem e) {
@@ -54,7 +49,7 @@ struct CumsumPlan {
   int64_t dim = 0;
   bool rows = true;  // inner == 1
   bool strips = false;  // columns: cumsum_strip instead of the chained cumsum_col
-  int strip_bytes = 64;
+  CumsumStrips strip{64, 4};
   int vec = 1;       // elements per access of the primary kernel
   int tpr = 32;      // cumsum_row (vector scans; element scans take at most 256)
   bool staged = false;  // rows: cumsum_row_staged at the full vector (each row one tile)
@@ -78,8 +73,8 @@ struct CumsumPlan {
                                    std::to_string(kColTx), std::to_string(kColTy)});
   }
   std::string strip_kernel(int v) const {
-    const int tx = strip_tx(elem, v, strip_bytes);
-    return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(kStripRows),
+    const int tx = strip_tx(elem, v, strip.bytes);
+    return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(strip.rows),
                                      std::to_string(tx), std::to_string(kStripThreads / tx)});
   }
   // The primary kernel (with zero_words when it chains, and for rows that are not staged
@@ -96,7 +91,7 @@ struct CumsumPlan {
   }
   std::string identity(const Call& call) const {
     const std::string form = rows     ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : "")
-                             : strips ? "|strips b" + std::to_string(strip_bytes)
+                             : strips ? "|strips b" + std::to_string(strip.bytes) + " r" + std::to_string(strip.rows)
                                       : std::string("|columns");
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
            form + " v" + std::to_string(vec);
@@ -118,9 +113,9 @@ CumsumPlan plan(const Call& call) {
     // Enough threads for the row to be one tile, up to row_max_threads.
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
     p.staged = cumsum_rows_staged(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count());
-  } else if (const int64_t sms = call.sm_count(); strip_count(a, p.elem, maxv, 64) >= sms) {
+  } else if (const CumsumStrips strip = cumsum_strips(p.elem, a.outer, a.inner, call.sm_count()); strip.bytes) {
     p.strips = true;
-    p.strip_bytes = 2 * strip_count(a, p.elem, maxv, 128) >= 3 * sms ? 128 : 64;
+    p.strip = strip;
     p.vec = a.inner % maxv == 0 ? maxv : 1;
   } else {
     p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
@@ -178,7 +173,7 @@ class CumsumKernel final : public CudaKernel {
       s.block[0] = unsigned(plan_.row_threads(v));
     } else if (plan_.strips) {
       p.chain = 1;
-      p.col_blocks = ceil_div(ax.inner, int64_t(strip_tx(plan_.elem, v, plan_.strip_bytes)) * v);
+      p.col_blocks = ceil_div(ax.inner, int64_t(strip_tx(plan_.elem, v, plan_.strip.bytes)) * v);
       s.block[0] = kStripThreads;
     } else {
       lanes = kColTx * v;
@@ -237,6 +232,24 @@ bool cumsum_rows_staged(Elem e, int arch, int vec, int64_t len, int64_t rows, in
          len <= int64_t(row_max_threads(e, vec)) * row_elements(e) && rows >= kStagedRowsPerSm * sm_count;
 }
 
+CumsumStrips cumsum_strips(Elem e, int64_t outer, int64_t inner, int sm_count) {
+  // A strip walks down its columns a chunk of rows at a time, the next chunk's loads in
+  // flight while this one is scanned. Wider strips keep DRAM pages open longer
+  // ([8192, 8192] fp32: 0.92 of copy in 128-byte strips, 0.84 in 64): 128 bytes while
+  // that gives 1.5 CTAs an SM, 4 rows a thread (8 take 172 registers at 16 bits: one CTA
+  // an SM instead of two, 5-11% slower). When 128-byte strips make one wave of a CTA an
+  // SM (16-bit [8192, 8192]: 128), registers no longer limit the CTAs an SM, so each
+  // keeps 12 rows a thread in flight (241 registers at 16 bits, no spills; 16 rows spill).
+  // bf16 / fp16 on the H200: 0.91 / 0.90 of copy; 4 rows 0.73, 6 0.80, 8 0.86; 64-byte
+  // strips 0.87; 128 CTAs of 512 threads, 4 rows (an SM's registers each), 0.60.
+  const int v = max_vec(e);
+  const int64_t wide = strip_count(outer, inner, e, v, 128), sms = sm_count;
+  if (2 * wide >= 3 * sms) return {128, 4};
+  if (wide <= sms && 8 * wide >= 7 * sms) return {128, 12};
+  if (strip_count(outer, inner, e, v, 64) >= sms) return {64, 4};
+  return {0, 0};
+}
+
 bool cumsum_rows_two_pass(Elem e, int64_t elements, int64_t l2_bytes) {
   // x read twice: the second pass must find it in L2, beside what the first pass leaves
   // (totals) and the second writes (streamed through L2 to DRAM).
@@ -264,8 +277,8 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
     for (auto& spec : p.programs()) out.push_back(std::move(spec));
     p.strips = true;
     p.vec = max_vec(e);
-    for (int bytes : {64, 128}) {
-      p.strip_bytes = bytes;
+    for (CumsumStrips strip : {CumsumStrips{64, 4}, CumsumStrips{128, 4}, CumsumStrips{128, 12}}) {
+      p.strip = strip;
       for (auto& spec : p.programs()) out.push_back(std::move(spec));
     }
   }

@@ -16,4 +16,14 @@ bool cumsum_rows_staged(Elem e, int arch, int vec, int64_t len, int64_t rows, in
 // so that the second pass reads it from L2.
 bool cumsum_rows_two_pass(Elem e, int64_t elements, int64_t l2_bytes);
 
+// cumsum_strip's CTAs for columns: `bytes` of every row a strip (a CTA each, 256
+// threads), `rows` rows a thread in flight; bytes 0 when the strips are too few to fill
+// `sm_count` SMs (the chained column form instead).
+struct CumsumStrips {
+  int bytes, rows;
+  bool operator==(const CumsumStrips&) const = default;
+};
+// For x viewed as [outer, len, inner] (inner > 1) of `e`, 16-byte vectors across.
+CumsumStrips cumsum_strips(Elem e, int64_t outer, int64_t inner, int sm_count);
+
 }  // namespace tileops::cuda
