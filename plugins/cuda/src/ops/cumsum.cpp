@@ -239,9 +239,9 @@ CumsumStrips cumsum_strips(Elem e, int64_t outer, int64_t inner, int sm_count) {
   // that gives 1.5 CTAs an SM, 4 rows a thread (8 take 172 registers at 16 bits: one CTA
   // an SM instead of two, 5-11% slower). When 128-byte strips make one wave of a CTA an
   // SM (16-bit [8192, 8192]: 128), registers no longer limit the CTAs an SM, so each
-  // keeps 12 rows a thread in flight (241 registers at 16 bits, no spills; 16 rows spill).
-  // bf16 / fp16 on the H200: 0.91 / 0.90 of copy; 4 rows 0.73, 6 0.80, 8 0.86; 64-byte
-  // strips 0.87; 128 CTAs of 512 threads, 4 rows (an SM's registers each), 0.60.
+  // keeps 12 rows a thread in flight (229-241 registers at 16 bits, no spills; 16 rows
+  // spill). bf16 / fp16 on the H200: 0.91 / 0.90 of copy; 4 rows 0.73, 6 0.80, 8 0.86;
+  // 64-byte strips 0.87; 128 CTAs of 512 threads, 4 rows (an SM's registers each), 0.60.
   const int v = max_vec(e);
   const int64_t wide = strip_count(outer, inner, e, v, 128), sms = sm_count;
   if (2 * wide >= 3 * sms) return {128, 4};
