@@ -3,6 +3,7 @@
 #   gpu_run_setup BUNDLE_DIR_OR_EMPTY DEFAULT_OUT   # sets $out, the loader path, a cold
 #                                                   # kernel cache; writes $out/gpu.txt
 #   gpu_step NAME LIMIT_S COMMAND...                # $out/NAME.log; clears $status on failure
+#   gpu_run_pack REPORT...                          # the rest of $out into logs.tar.gz
 #
 # A bundle from ../shared/tools/device-bundle has an env.sh that puts bin/ on PATH and
 # sets LD_LIBRARY_PATH and TILEOPS_PLUGIN_PATH.
@@ -43,4 +44,18 @@ gpu_step() {
   echo "== $name: exit $rc in $((SECONDS - start)) s"
   tail -n 4 "$out/$name.log"
   [ $rc -eq 0 ] || status=1
+}
+
+# Leaves the named reports in $out and packs everything else there (logs, raw tables,
+# the profile) into $out/logs.tar.gz: whatever fetches a results folder (a CI artifact
+# upload, a lent GPU machine's file return, at most 8 files there) gets the reports
+# whole and loses nothing else. Run last.
+gpu_run_pack() {
+  local keep=" $* " rest=() path name
+  for path in "$out"/*; do
+    name=$(basename "$path")
+    [[ -e $path && $keep != *" $name "* && $name != logs.tar.gz ]] && rest+=("$name")
+  done
+  [ ${#rest[@]} -gt 0 ] || return 0
+  tar -czf "$out/logs.tar.gz" -C "$out" "${rest[@]}" && (cd "$out" && rm -rf -- "${rest[@]}")
 }

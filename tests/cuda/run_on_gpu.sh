@@ -7,8 +7,9 @@
 #
 # BENCH_ARGS (optional) is passed to bench_cuda, e.g. BENCH_ARGS="--filter Cumsum,Softmax".
 #
-# Writes to $OUT (default ./cuda-gpu-results): gpu.txt (board, driver, clocks),
-# <test>.log for each test binary, bench_cuda.log, bench_cuda.md, bench_cuda.csv.
+# Writes to $OUT (default ./cuda-gpu-results): bench_cuda.md and bench_cuda.csv, and
+# logs.tar.gz: gpu.txt (board, driver, clocks), <test>.log for each test binary,
+# bench_cuda.log.
 # Exits non-zero when a test fails.
 set -uo pipefail
 
@@ -22,4 +23,5 @@ gpu_step test_cuda_gpu_runtime 120 test_cuda_gpu_runtime --duration=true
 # shellcheck disable=SC2086  # BENCH_ARGS is a list of arguments
 gpu_step bench_cuda 300 bench_cuda --out "$out" ${BENCH_ARGS:-}
 sed -n '/^# bench_cuda/,$p' "$out/bench_cuda.log" | tail -n 80
+gpu_run_pack bench_cuda.md bench_cuda.csv
 exit $status

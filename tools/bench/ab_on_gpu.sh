@@ -12,9 +12,10 @@
 # (the runtime loads built-in plugins from beside itself). `scripts/gpu_bundle.sh --base
 # REV` makes both: .bundle and .bundle/base.
 #
-# Writes to $OUT (default ./ab-gpu-results): gpu.txt, candidate-K.csv/.log and
-# base-K.csv/.log for each round K, and ab.md (ab_compare.py's table). Exits non-zero
-# when a run fails.
+# Writes to $OUT (default ./ab-gpu-results): ab.md (ab_compare.py's table) and
+# logs.tar.gz: gpu.txt, candidate-K.csv/.log and base-K.csv/.log for each round K
+# (`tar -xzf logs.tar.gz` and ab_compare.py DIR read them again). Exits non-zero when a
+# run fails.
 set -uo pipefail
 
 bench_dir=$(dirname "$0")  # not "here": the bundle's env.sh sets that
@@ -32,4 +33,5 @@ for ((k = 1; k <= rounds; ++k)); do
   LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" gpu_step "base-$k" 600 tileops bench "$@" --csv "$out/base-$k.csv"
 done
 python3 "$bench_dir/ab_compare.py" "$out" | tee "$out/ab.md"
+gpu_run_pack ab.md
 exit $status

@@ -6,12 +6,12 @@
 #
 #   run_on_gpu.sh [BUNDLE_DIR]     # sources BUNDLE_DIR/env.sh when given
 #
-# Writes to $OUT (default ./bench-gpu-results): gpu.txt (board, driver, clocks),
-# h200.yaml (the profile with its calibration: copy it to manifest/profiles/),
-# calibrate.log, bench.log, bench.md (the report for docs/perf/), bench.csv, bench.json,
-# roofline.svg, targets.md (targets.py: the rows against PERFORMANCE.md's targets), and
-# where torch is installed torch.log, torch.md, torch.csv (PyTorch eager on the same
-# rows). Exits non-zero when a step fails or a case fails verification.
+# Writes to $OUT (default ./bench-gpu-results): bench.md (the report for docs/perf/),
+# bench.csv, roofline.svg, targets.md (targets.py: the rows against PERFORMANCE.md's
+# targets), where torch is installed torch.md and torch.csv (PyTorch eager on the same
+# rows), and logs.tar.gz: gpu.txt (board, driver, clocks), h200.yaml (the profile with
+# its calibration: copy it to manifest/profiles/), bench.json and the steps' logs.
+# Exits non-zero when a step fails or a case fails verification.
 set -uo pipefail
 
 # shellcheck source=../../scripts/lib/gpu_run.sh
@@ -38,4 +38,5 @@ torch_csv=()
   head -n 1 "$out/targets.md"
 sed -n '/^| cases/,/^$/p' "$out/bench.md" 2>/dev/null
 sed -n '/^## Not timed/,$p' "$out/bench.md" 2>/dev/null | head -n 40
+gpu_run_pack bench.md bench.csv roofline.svg targets.md torch.md torch.csv
 exit $status
