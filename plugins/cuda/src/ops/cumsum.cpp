@@ -48,12 +48,12 @@ struct CumsumPlan {
   int arch = 0;
   int64_t dim = 0;
   bool rows = true;  // inner == 1
-  bool strips = false;  // columns: cumsum_strip instead of the chained cumsum_col
-  CumsumStrips strip{64, 4};
+  CumsumStrips strip{0, 0};  // columns: cumsum_strip when strip.bytes, else the chained cumsum_col
   int vec = 1;       // elements per access of the primary kernel
   int tpr = 32;      // cumsum_row (vector scans; element scans take at most 256)
   bool staged = false;  // rows: cumsum_row_staged at the full vector (each row one tile)
 
+  bool strips() const { return strip.bytes > 0; }
   int row_threads(int v) const { return std::min(tpr, row_max_threads(elem, v)); }
   std::string row_kernel(int v) const {
     const std::string t = cuda_type(elem), items = std::to_string(row_elements(elem) / v);
@@ -80,7 +80,7 @@ struct CumsumPlan {
   // The primary kernel (with zero_words when it chains, and for rows that are not staged
   // the two-pass form's kernels), then its element-by-element twin.
   std::vector<ProgramSpec> programs() const {
-    if (strips) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
+    if (strips()) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
     if (rows && !staged) {
       const auto two_pass = two_pass_kernels();
       return {{"cumsum", {row_kernel(vec), "tileops_cuda::zero_words", two_pass[0], two_pass[1]}},
@@ -91,7 +91,7 @@ struct CumsumPlan {
   }
   std::string identity(const Call& call) const {
     const std::string form = rows     ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : "")
-                             : strips ? "|strips b" + std::to_string(strip.bytes) + " r" + std::to_string(strip.rows)
+                             : strips() ? "|strips b" + std::to_string(strip.bytes) + " r" + std::to_string(strip.rows)
                                       : std::string("|columns");
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
            form + " v" + std::to_string(vec);
@@ -113,9 +113,7 @@ CumsumPlan plan(const Call& call) {
     // Enough threads for the row to be one tile, up to row_max_threads.
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
     p.staged = cumsum_rows_staged(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count());
-  } else if (const CumsumStrips strip = cumsum_strips(p.elem, a.outer, a.inner, call.sm_count()); strip.bytes) {
-    p.strips = true;
-    p.strip = strip;
+  } else if (p.strip = cumsum_strips(p.elem, a.outer, a.inner, call.sm_count()); p.strips()) {
     p.vec = a.inner % maxv == 0 ? maxv : 1;
   } else {
     p.vec = a.inner % col_vec(p.elem) == 0 ? col_vec(p.elem) : 1;
@@ -129,7 +127,7 @@ class CumsumKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
         plan_(plan),
         primary_(modules[0]->functions[0]),
-        zero_(plan.strips ? nullptr : modules[0]->functions[1]),
+        zero_(plan.strips() ? nullptr : modules[0]->functions[1]),
         totals_(plan.rows && !plan.staged ? modules[0]->functions[2] : nullptr),
         two_pass_scan_(plan.rows && !plan.staged ? modules[0]->functions[3] : nullptr),
         fallback_(modules[1]->functions[0]) {
@@ -171,7 +169,7 @@ class CumsumKernel final : public CudaKernel {
       p.chain = ceil_div(ax.size, threads * (two_pass ? two_pass_elements(plan_.elem) : row_elements(plan_.elem)));
       p.col_blocks = 1;
       s.block[0] = unsigned(plan_.row_threads(v));
-    } else if (plan_.strips) {
+    } else if (plan_.strips()) {
       p.chain = 1;
       p.col_blocks = ceil_div(ax.inner, int64_t(strip_tx(plan_.elem, v, plan_.strip.bytes)) * v);
       s.block[0] = kStripThreads;
@@ -275,7 +273,6 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
     p.rows = false;
     p.vec = col_vec(e);
     for (auto& spec : p.programs()) out.push_back(std::move(spec));
-    p.strips = true;
     p.vec = max_vec(e);
     for (CumsumStrips strip : {CumsumStrips{64, 4}, CumsumStrips{128, 4}, CumsumStrips{128, 12}}) {
       p.strip = strip;
