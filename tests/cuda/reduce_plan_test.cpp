@@ -110,6 +110,28 @@ TEST_CASE("other columns read 256-byte runs") {
   CHECK(cuda::col_threads(columns({8192, 8192}, 0), Elem::i64, 2, kSms) == cuda::kColWide);
 }
 
+TEST_CASE("rows too few to fill the GPU split into CTAs of 512 threads, two vectors each, at most 65535 a row") {
+  constexpr auto kShort = cuda::RowSplit::kShort;
+  const cuda::ReduceLayout all = layout_of({8192, 8192}, {true, true});
+  REQUIRE(all.form == cuda::ReduceLayout::kRow);
+  CHECK(cuda::splits_for(all, 4, cuda::kColWide, kSms, kShort) == 16384);  // fp32: 16M vectors, 1024 a CTA
+  CHECK(cuda::splits_for(all, 8, cuda::kColWide, kSms, kShort) == 8192);   // 16-bit
+  CHECK(cuda::splits_for(all, 1, cuda::kColWide, kSms, kShort) == 65535);  // misaligned: 64M elements
+  CHECK(cuda::splits_for(layout_of({64, 128256}, {false, true}), 8, cuda::kColWide, kSms, kShort) == 16);
+  CHECK(cuda::splits_for(layout_of({1, 100000}, {false, true}), 4, cuda::kColWide, kSms, kShort) == 25);
+  CHECK(cuda::splits_for(layout_of({1, 1000}, {false, true}), 4, cuda::kColWide, kSms, kShort) == 1);
+  CHECK(cuda::splits_for(layout_of({8192, 8192}, {false, true}), 4, cuda::kColWide, kSms, kShort) == 1);  // 8192 CTAs
+}
+
+TEST_CASE("argmax rows split in one wave of about 8 CTAs an SM, each split at least 4 rounds of loads") {
+  constexpr auto kWave = cuda::RowSplit::kWave;
+  const cuda::ReduceLayout all = layout_of({8192, 8192}, {true, true});
+  CHECK(cuda::splits_for(all, 4, cuda::kColWide, kSms, kWave) == 8 * kSms);
+  CHECK(cuda::splits_for(layout_of({64, 128256}, {false, true}), 8, cuda::kColWide, kSms, kWave) == 4);
+  CHECK(cuda::splits_for(layout_of({1, 1000}, {false, true}), 4, cuda::kColWide, kSms, kWave) == 1);
+  CHECK(cuda::splits_for(layout_of({8192, 8192}, {false, true}), 4, cuda::kColWide, kSms, kWave) == 1);
+}
+
 TEST_CASE("16-bit rows in 16-byte vectors keep 8 vectors in flight a thread unless split") {
   for (Elem e : {Elem::bf16, Elem::f16}) {
     CHECK(cuda::row_unroll(e, 8, false) == 8);

@@ -19,6 +19,8 @@ int finalize_threads(int splits) { return splits > kFinalizeWarp * 8 ? kFinalize
 // an i32 index, padded to the accumulator's alignment).
 size_t partial_bytes(Red red, Elem e) { return red == kArgmax ? 2 * acc_bytes(e) : acc_bytes(e); }
 
+RowSplit row_split(Red red) { return red == kArgmax ? RowSplit::kWave : RowSplit::kShort; }
+
 struct ReducePlan {
   Red red = kSum;
   Elem elem = Elem::f32;
@@ -100,7 +102,11 @@ ReducePlan plan(const Call& call, Red red) {
         break;
       }
       p.vec = p.layout.len % maxv == 0 ? maxv : 1;
-      p.split = splits_for(p.layout, p.vec, p.col, call.sm_count()) > 1;
+      p.split = splits_for(p.layout, p.vec, p.col, call.sm_count(), row_split(red)) > 1;
+      if (p.split && row_split(red) == RowSplit::kShort) {
+        p.layout.tpr = kSplitRowThreads;
+        p.layout.rpc = 1;
+      }
       break;
     case ReduceLayout::kCol:
       p.vec = p.layout.inner % maxv == 0 ? maxv : 1;
@@ -108,7 +114,7 @@ ReducePlan plan(const Call& call, Red red) {
       if (p.arch >= 90)
         p.cluster = col_cluster(p.layout, p.vec, p.col, call.sm_count());
       else
-        p.split = splits_for(p.layout, p.vec, p.col, call.sm_count()) > 1;
+        p.split = splits_for(p.layout, p.vec, p.col, call.sm_count(), row_split(red)) > 1;
       break;
     default: break;
   }
@@ -125,7 +131,9 @@ class ReduceKernel final : public CudaKernel {
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     const tileops_tensor& x = *a.inputs[0];
-    const ReduceLayout l = reduce_layout(shape_of(x), plan_.reduced);
+    ReduceLayout l = reduce_layout(shape_of(x), plan_.reduced);
+    l.tpr = plan_.layout.tpr;  // the compiled row threads, which a split plan chose
+    l.rpc = plan_.layout.rpc;
     tileops_cuda::ReduceParams p{};
     p.x = x.data;
     p.y = a.outputs[0]->data;
@@ -161,12 +169,12 @@ class ReduceKernel final : public CudaKernel {
     const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
     const int v = ok ? plan_.vec : 1;
     const ColThreads col = plan_.col;
-    const int splits = plan_.split ? splits_for(l, v, col, device_.sm_count) : 1;
+    const int splits = plan_.split ? splits_for(l, v, col, device_.sm_count, row_split(plan_.red)) : 1;
     p.splits = splits;
     p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
     if (l.form == ReduceLayout::kRow) {
-      s.grid[0] = unsigned(ceil_div(l.outer, plan_.layout.rpc));  // the compiled layout
-      s.block[0] = unsigned(plan_.layout.tpr * plan_.layout.rpc);
+      s.grid[0] = unsigned(ceil_div(l.outer, l.rpc));
+      s.block[0] = unsigned(l.tpr * l.rpc);
     } else {
       s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, col.tx) * plan_.cluster);
       s.block[0] = unsigned(col.tx);
@@ -234,12 +242,14 @@ void list_reduce_programs(std::vector<ProgramSpec>& out) {
       p.elem = e;
       for (const ReduceLayout& l : all_reduce_layouts()) {
         if (l.form == ReduceLayout::kGeneral && red == kArgmax) continue;
+        if (l.tpr == kSplitRowThreads && row_split(red) != RowSplit::kShort) continue;
         p.layout = l;
         for (int vec : {max_vec(e), 1}) {
           if ((l.form == ReduceLayout::kGeneral || l.form == ReduceLayout::kShort) && vec == 1) continue;
           p.vec = vec;
           for (bool split : {false, true}) {  // rows: reduce_row's unroll and reduce_finalize
             if (split && l.form != ReduceLayout::kRow) continue;
+            if (!split && l.form == ReduceLayout::kRow && l.tpr == kSplitRowThreads) continue;
             p.split = split;
             for (ColThreads col : {kColWide, kColNarrow}) {
               if (col == kColNarrow && (l.form != ReduceLayout::kCol || size_of(e) != 2)) continue;

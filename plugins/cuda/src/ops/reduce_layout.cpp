@@ -8,6 +8,8 @@ namespace {
 // Loads in flight per thread in reduce_row (twice that for row_unroll's 16-bit rows) and
 // in reduce_col.
 constexpr int kRowUnroll = 4, kColUnroll = 8;
+// The most CTAs along len (grid.y).
+constexpr int64_t kMaxSplits = 65535;
 
 void pick_row_threads(ReduceLayout& l) {
   l.tpr = int(clamp(pow2_ceil(ceil_div(l.len, 64)), 4, 256));
@@ -75,11 +77,13 @@ ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<boo
   return l;
 }
 
-int splits_for(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
+int splits_for(const ReduceLayout& l, int vec, ColThreads col, int sm_count, RowSplit rule) {
   const int64_t enough = 2 * int64_t(sm_count);
   int64_t ctas, most;
   if (l.form == ReduceLayout::kRow) {
     ctas = ceil_div(l.outer, l.rpc);
+    if (ctas < enough && rule == RowSplit::kShort)
+      return int(clamp(ceil_div(l.len / vec, int64_t(kSplitRowThreads) * kSplitRowVectors), 1, kMaxSplits));
     most = ceil_div(l.len / vec, int64_t(l.tpr) * kRowUnroll * 4);  // each split has work to do
   } else if (l.form == ReduceLayout::kCol) {
     ctas = l.outer * ceil_div(l.inner / vec, col.tx);
@@ -89,7 +93,7 @@ int splits_for(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
   }
   if (ctas >= enough) return 1;
   const int64_t wanted = ceil_div(4 * enough, ctas);  // about 8 CTAs an SM: loads in flight hide latency
-  return int(clamp(wanted < most ? wanted : most, 1, 65535));
+  return int(clamp(wanted < most ? wanted : most, 1, kMaxSplits));
 }
 
 int row_unroll(Elem e, int vec, bool split) {
@@ -115,6 +119,10 @@ std::vector<ReduceLayout> all_reduce_layouts() {
     pick_row_threads(l);
     out.push_back(l);
   }
+  ReduceLayout split_rows;  // short splits
+  split_rows.tpr = kSplitRowThreads;
+  split_rows.rpc = 1;
+  out.push_back(split_rows);
   ReduceLayout short_rows = out.front();
   short_rows.form = ReduceLayout::kShort;
   out.push_back(short_rows);
