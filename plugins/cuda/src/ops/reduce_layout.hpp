@@ -54,13 +54,13 @@ struct ReduceLayout {
 ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<bool>& reduced);
 // How rows too few to fill the GPU split along len. kShort: CTAs of kSplitRowThreads
 // threads with kSplitRowVectors vectors each, as many as that makes (at most 65535 a
-// row), which SMs take up as they free up, so that no SM is left with a long share at the
-// end. kWave: about 8 CTAs an SM in one wave, each a long share. On the H200, a sum over
-// all axes of [8192, 8192] ran at 0.89 (fp32) and 0.86 (16-bit) of copy as a wave, at
-// 0.92-0.94 and 0.92 in short CTAs of 256 threads, and at 0.97-0.98 and 0.935 at 512.
-// Argmax runs slower the shorter its CTAs (flat bf16: 0.80 as a wave, 0.32 in CTAs of
-// 512 x 2 vectors, 0.87 at 256 x 8, which made the greedy rows [64, 128256] 3% slower),
-// so it keeps the wave (docs/perf/cuda-kernels-h200.md, fourteenth round).
+// row), which SMs take up as they free up, so that no SM is left with a long share at
+// the end. kWave: about 8 CTAs an SM in one wave, each a long share. On the H200, a sum
+// over all axes of [8192, 8192] ran at 0.89 (fp32) and 0.86 (16-bit) of copy as a wave,
+// at 0.92-0.94 and 0.92 in short CTAs of 256 threads, and at 0.96-0.98 and 0.93-0.94 at
+// 512. Argmax runs slower the shorter its CTAs (flat bf16: 0.80 as a wave, 0.32 in CTAs
+// of 512 x 2 vectors, 0.87 at 256 x 8, which made the greedy rows [64, 128256] 3%
+// slower), so it keeps the wave (docs/perf/cuda-kernels-h200.md, fourteenth round).
 enum class RowSplit { kShort, kWave };
 inline constexpr int kSplitRowThreads = 512, kSplitRowVectors = 2;
 // CTAs along len for the row or column form accessed `vec` elements at a time: more
