@@ -299,9 +299,9 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
 
 // TPR threads an output, 256 / TPR outputs a CTA; `outer` outputs, `splits` partials each.
 // Launched as the programmatic dependent of the kernel that writes the partials. The
-// ~1000 partials of an all-axes reduction take a whole CTA (TPR 256), all read in one
-// round trip: a warp would read them in dependent rounds, each an L2 latency at the tail
-// of the reduction.
+// thousands of partials of an all-axes reduction take a whole CTA (TPR 256), 2048 a round
+// trip: a warp would read them in 8 times as many dependent rounds, each an L2 latency at
+// the tail of the reduction.
 template <class T, int RED, int TPR>
 __global__ void __launch_bounds__(256) reduce_finalize(const ReduceParams p) {
   typedef Reducer<T, RED> R;
