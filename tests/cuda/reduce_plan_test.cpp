@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuda = tileops::cuda;
@@ -44,40 +45,63 @@ const std::map<std::string, tileops_kernel_type>& reduce_types() {
   return g_types;
 }
 
-// What the kernel type of `op` says refusing a bfloat16 x of `shape` reduced over `dims`
-// on sm_90, or "" when it serves the call.
+// A bfloat16 x of `shape` reduced over `dims` (argmax: the first), on sm_90 with kSms SMs,
+// as the kernel type of `op` is asked about it.
+struct ReduceCall {
+  std::vector<int64_t> shape, dims;
+  tileops_tensor_spec x{};
+  const tileops_tensor_spec* tensors[1] = {&x};
+  tileops_device_facts facts{};
+  tileops_param params[2]{};
+  tileops_call call{};
+
+  ReduceCall(const char* op, std::vector<int64_t> shape_, std::vector<int64_t> dims_)
+      : shape(std::move(shape_)), dims(std::move(dims_)) {
+    x.struct_size = sizeof x;
+    x.dtype = {TILEOPS_DTYPE_BFLOAT, 16, 1};
+    x.ndim = int32_t(shape.size());
+    x.shape = shape.data();
+    facts.struct_size = sizeof facts;
+    facts.arch = 90;
+    facts.sm_count = kSms;
+    params[0].name = "dim";
+    params[1].name = "keepdim";
+    params[1].kind = TILEOPS_PARAM_BOOL;
+    if (std::string(op) == "ArgmaxFwdOp") {
+      params[0].kind = TILEOPS_PARAM_INT;
+      params[0].u.i = dims.at(0);
+    } else {
+      params[0].kind = TILEOPS_PARAM_INT_LIST;
+      params[0].u.ints = {dims.data(), dims.size()};
+    }
+    call.struct_size = sizeof call;
+    call.op = op;
+    call.facts = &facts;
+    call.tensors = tensors;
+    call.n_tensors = 1;
+    call.params = params;
+    call.n_params = 2;
+  }
+  ReduceCall(const ReduceCall&) = delete;
+  ReduceCall& operator=(const ReduceCall&) = delete;
+};
+
+// What the kernel type of `op` says refusing the call, or "" when it serves it.
 std::string refusal(const char* op, std::vector<int64_t> shape, std::vector<int64_t> dims) {
   const tileops_kernel_type& type = reduce_types().at(op);
-  tileops_tensor_spec x{};
-  x.struct_size = sizeof x;
-  x.dtype = {TILEOPS_DTYPE_BFLOAT, 16, 1};
-  x.ndim = int32_t(shape.size());
-  x.shape = shape.data();
-  const tileops_tensor_spec* tensors[] = {&x};
-  tileops_device_facts facts{};
-  facts.struct_size = sizeof facts;
-  facts.arch = 90;
-  tileops_param params[2]{};
-  params[0].name = "dim";
-  params[1].name = "keepdim";
-  params[1].kind = TILEOPS_PARAM_BOOL;
-  if (std::string(op) == "ArgmaxFwdOp") {
-    params[0].kind = TILEOPS_PARAM_INT;
-    params[0].u.i = dims.at(0);
-  } else {
-    params[0].kind = TILEOPS_PARAM_INT_LIST;
-    params[0].u.ints = {dims.data(), dims.size()};
-  }
-  tileops_call call{};
-  call.struct_size = sizeof call;
-  call.op = op;
-  call.facts = &facts;
-  call.tensors = tensors;
-  call.n_tensors = 1;
-  call.params = params;
-  call.n_params = 2;
+  const ReduceCall c(op, std::move(shape), std::move(dims));
   g_error.clear();
-  return type.refusal(type.user, &call, nullptr) == TILEOPS_OK ? "" : g_error;
+  return type.refusal(type.user, &c.call, nullptr) == TILEOPS_OK ? "" : g_error;
+}
+
+// The identity of the kernel the kernel type of `op` builds for the call: its plan.
+std::string identity(const char* op, std::vector<int64_t> shape, std::vector<int64_t> dims) {
+  const tileops_kernel_type& type = reduce_types().at(op);
+  const ReduceCall c(op, std::move(shape), std::move(dims));
+  char buf[512];
+  const int32_t n = type.identity(type.user, &c.call, buf, sizeof buf);
+  REQUIRE(n >= 0);
+  return std::string(buf, size_t(n));
 }
 
 cuda::ReduceLayout layout_of(std::vector<int64_t> shape, std::vector<bool> reduced) {
@@ -130,6 +154,18 @@ TEST_CASE("argmax rows split in one wave of about 8 CTAs an SM, each split at le
   CHECK(cuda::splits_for(layout_of({64, 128256}, {false, true}), 8, cuda::kColWide, kSms, kWave) == 4);
   CHECK(cuda::splits_for(layout_of({1, 1000}, {false, true}), 4, cuda::kColWide, kSms, kWave) == 1);
   CHECK(cuda::splits_for(layout_of({8192, 8192}, {false, true}), 4, cuda::kColWide, kSms, kWave) == 1);
+}
+
+TEST_CASE("sums, means and amax split short rows in CTAs of 512 threads; argmax keeps the row's threads") {
+  for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"}) {
+    CAPTURE(op);
+    const std::string all = identity(op, {8192, 8192}, {0, 1});
+    CHECK(all.find("|row t512 r1 v8 split ") != std::string::npos);
+    const std::string rows = identity(op, {8192, 8192}, {1});  // 8192 rows fill the GPU
+    CHECK(rows.find("|row t128 r1 v8 c1") != std::string::npos);
+  }
+  const std::string flat = identity("ArgmaxFwdOp", {8192 * 8192}, {0});
+  CHECK(flat.find("|row t256 r1 v8 split ") != std::string::npos);
 }
 
 TEST_CASE("16-bit rows in 16-byte vectors keep 8 vectors in flight a thread unless split") {
