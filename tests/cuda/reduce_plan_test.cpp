@@ -134,38 +134,42 @@ TEST_CASE("other columns read 256-byte runs") {
   CHECK(cuda::col_threads(columns({8192, 8192}, 0), Elem::i64, 2, kSms) == cuda::kColWide);
 }
 
-TEST_CASE("rows too few to fill the GPU split into CTAs of 512 threads, two vectors each, at most 65535 a row") {
-  constexpr auto kShort = cuda::RowSplit::kShort;
+TEST_CASE("rows too few to fill the GPU split into CTAs of 512 threads, at most 65535 a row") {
   const cuda::ReduceLayout all = layout_of({8192, 8192}, {true, true});
   REQUIRE(all.form == cuda::ReduceLayout::kRow);
-  CHECK(cuda::splits_for(all, 4, cuda::kColWide, kSms, kShort) == 16384);  // fp32: 16M vectors, 1024 a CTA
-  CHECK(cuda::splits_for(all, 8, cuda::kColWide, kSms, kShort) == 8192);   // 16-bit
-  CHECK(cuda::splits_for(all, 1, cuda::kColWide, kSms, kShort) == 65535);  // misaligned: 64M elements
-  CHECK(cuda::splits_for(layout_of({64, 128256}, {false, true}), 8, cuda::kColWide, kSms, kShort) == 16);
-  CHECK(cuda::splits_for(layout_of({1, 100000}, {false, true}), 4, cuda::kColWide, kSms, kShort) == 25);
-  CHECK(cuda::splits_for(layout_of({1, 1000}, {false, true}), 4, cuda::kColWide, kSms, kShort) == 1);
-  CHECK(cuda::splits_for(layout_of({8192, 8192}, {false, true}), 4, cuda::kColWide, kSms, kShort) == 1);  // 8192 CTAs
+  CHECK(cuda::row_splits(all, 4, kSms, 2) == 16384);  // fp32: 16M vectors, 1024 a CTA
+  CHECK(cuda::row_splits(all, 8, kSms, 2) == 8192);   // 16-bit
+  CHECK(cuda::row_splits(all, 8, kSms, 4) == 4096);   // 16-bit, 4 vectors a thread
+  CHECK(cuda::row_splits(all, 1, kSms, 2) == 65535);  // misaligned: 64M elements
+  CHECK(cuda::row_splits(layout_of({64, 128256}, {false, true}), 8, kSms, 2) == 16);
+  CHECK(cuda::row_splits(layout_of({1, 100000}, {false, true}), 4, kSms, 2) == 25);
+  CHECK(cuda::row_splits(layout_of({1, 1000}, {false, true}), 4, kSms, 2) == 1);
+  CHECK(cuda::row_splits(layout_of({8192, 8192}, {false, true}), 4, kSms, 2) == 1);  // 8192 CTAs
 }
 
-TEST_CASE("argmax rows split in one wave of about 8 CTAs an SM, each split at least 4 rounds of loads") {
-  constexpr auto kWave = cuda::RowSplit::kWave;
-  const cuda::ReduceLayout all = layout_of({8192, 8192}, {true, true});
-  CHECK(cuda::splits_for(all, 4, cuda::kColWide, kSms, kWave) == 8 * kSms);
-  CHECK(cuda::splits_for(layout_of({64, 128256}, {false, true}), 8, cuda::kColWide, kSms, kWave) == 4);
-  CHECK(cuda::splits_for(layout_of({1, 1000}, {false, true}), 4, cuda::kColWide, kSms, kWave) == 1);
-  CHECK(cuda::splits_for(layout_of({8192, 8192}, {false, true}), 4, cuda::kColWide, kSms, kWave) == 1);
+TEST_CASE("argmax threads read 4 vectors each in a short split, the other reductions 2") {
+  CHECK(cuda::split_row_vectors(cuda::kArgmax) == 4);
+  for (cuda::Red red : {cuda::kSum, cuda::kMean, cuda::kAmax}) CHECK(cuda::split_row_vectors(red) == 2);
 }
 
-TEST_CASE("sums, means and amax split short rows in CTAs of 512 threads; argmax keeps the row's threads") {
-  for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"}) {
+TEST_CASE("column tiles too few to fill the GPU split into about 8 CTAs an SM, each at least 4 rounds") {
+  const cuda::ReduceLayout few = columns({8192, 8192}, 0);  // 64 tiles of 16 vectors across
+  CHECK(cuda::col_splits(few, 8, cuda::kColWide, kSms) == 16);  // 17 wanted; 8192 rows make 16 rounds of 16 x 8 x 4
+  CHECK(cuda::col_splits(columns({8192, 512}, 0), 8, cuda::kColWide, kSms) == 16);
+  CHECK(cuda::col_splits(columns({64, 8192}, 0), 8, cuda::kColWide, kSms) == 1);  // too short to split
+  CHECK(cuda::col_splits(columns({8, 4096, 4096}, 1), 8, cuda::kColWide, kSms) == 5);  // 256 tiles, 5 splits of 8 rounds
+  CHECK(cuda::col_splits(columns({16, 4096, 4096}, 1), 8, cuda::kColWide, kSms) == 1);  // 512 tiles: enough
+}
+
+TEST_CASE("every reduction splits short rows in CTAs of 512 threads") {
+  for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp", "ArgmaxFwdOp"}) {
     CAPTURE(op);
-    const std::string all = identity(op, {8192, 8192}, {0, 1});
-    CHECK(all.find("|row t512 r1 v8 split ") != std::string::npos);
+    const bool argmax = std::string(op) == "ArgmaxFwdOp";  // one dim: flattened instead
+    const std::string one_row = argmax ? identity(op, {8192 * 8192}, {0}) : identity(op, {8192, 8192}, {0, 1});
+    CHECK(one_row.find("|row t512 r1 v8 split ") != std::string::npos);
     const std::string rows = identity(op, {8192, 8192}, {1});  // 8192 rows fill the GPU
     CHECK(rows.find("|row t128 r1 v8 c1") != std::string::npos);
   }
-  const std::string flat = identity("ArgmaxFwdOp", {8192 * 8192}, {0});
-  CHECK(flat.find("|row t256 r1 v8 split ") != std::string::npos);
 }
 
 TEST_CASE("16-bit rows in 16-byte vectors keep 8 vectors in flight a thread unless split") {

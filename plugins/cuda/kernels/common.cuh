@@ -382,6 +382,16 @@ __device__ __forceinline__ A shfl_idx(const A& v, int src) {
   return shuffle_words(v, [src](u32 w) { return __shfl_sync(0xffffffffu, w, src); });
 }
 
+// The xor-shuffle tree over groups of W lanes (a power of two, at most 32): every lane
+// ends with its group's total. Reductions with a cheaper warp form overload it for their
+// op (argmax, reduce.cuh); RowGroup finds the overload by argument-dependent lookup.
+template <int W, class A, class Op>
+__device__ __forceinline__ A warp_reduce(A v, Op op) {
+#pragma unroll
+  for (int o = W / 2; o > 0; o /= 2) v = op(v, shfl_xor(v, o));
+  return v;
+}
+
 struct SumOp {
   template <class A>
   __device__ __forceinline__ A operator()(A a, A b) const {
@@ -456,6 +466,7 @@ struct RowGroup {
     kThreads = TPR * RPC,
     kWarpsPerRow = TPR > 32 ? TPR / 32 : 1,
     kBuf = RPC * kWarpsPerRow + 1,  // + the CTA total for the cluster
+    kWidth = TPR < 32 ? TPR : 32,   // lanes of a warp on one row
   };
 
   u32 lane;  // thread within the row group
@@ -472,9 +483,7 @@ struct RowGroup {
 
   template <class A, class Op>
   __device__ __forceinline__ A reduce(A v, Op op, A* buf) const {
-    constexpr int kWidth = TPR < 32 ? TPR : 32;
-#pragma unroll
-    for (int o = kWidth / 2; o > 0; o /= 2) v = op(v, shfl_xor(v, o));
+    v = warp_reduce<kWidth>(v, op);
     if constexpr (TPR > 32) {
       if (lane % 32 == 0) buf[slot * kWarpsPerRow + lane / 32] = v;
       __syncthreads();
@@ -490,6 +499,23 @@ struct RowGroup {
       v = dsmem_load(total, 0);
 #pragma unroll
       for (int r = 1; r < CLUSTER; ++r) v = op(v, dsmem_load(total, u32(r)));
+    }
+    return v;
+  }
+
+  // The row's total in its lane 0 (other lanes hold parts of it), for callers that only
+  // write the total: the warps' totals are combined by the row's first warp alone, as a
+  // shuffle tree, instead of by every thread in turn (a short CTA of 16 warps spent more
+  // issue slots there than on its loads).
+  template <class A, class Op>
+  __device__ __forceinline__ A reduce_to_lane0(A v, Op op, A* buf) const {
+    static_assert(CLUSTER == 1, "a cluster's rows take reduce");
+    v = warp_reduce<kWidth>(v, op);
+    if constexpr (TPR > 32) {
+      if (lane % 32 == 0) buf[slot * kWarpsPerRow + lane / 32] = v;
+      __syncthreads();
+      if (lane < 32)  // each lane group of the first warp holds every warp's total
+        v = warp_reduce<kWarpsPerRow>(buf[slot * kWarpsPerRow + lane % kWarpsPerRow], op);
     }
     return v;
   }

@@ -135,6 +135,27 @@ struct Reducer<T, kArgmax> {
   }
 };
 
+// Argmax over groups of W lanes in two cheap steps instead of W-1 combines of (value,
+// index) pairs: the largest value (NaN if any), then the least index among the lanes that
+// hold it, which is what the pairwise combine answers. A lane still at the identity holds
+// kNone, above every real index.
+template <int W, class T>
+__device__ __forceinline__ ArgAcc<typename Acc<T>::type> warp_reduce(ArgAcc<typename Acc<T>::type> a,
+                                                                    Reducer<T, kArgmax>) {
+  typedef Reducer<T, kArgmax> R;
+  typename R::Val m = a.v;
+#pragma unroll
+  for (int o = W / 2; o > 0; o /= 2) m = R::vmax(m, shfl_xor(m, o));
+  i32 i = (is_nan(m) ? is_nan(a.v) : a.v == m) ? a.i : R::kNone;
+  if constexpr (W == 32) {
+    i = __reduce_min_sync(0xffffffffu, i);
+  } else {
+#pragma unroll
+    for (int o = W / 2; o > 0; o /= 2) i = min(i, shfl_xor(i, o));
+  }
+  return {m, i};
+}
+
 template <class T, int RED>
 struct OutType {
   typedef T type;
@@ -182,7 +203,7 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
   }
   if constexpr (RED == kArgmax)
     if (acc.i != R::kNone) acc.i += R::index_in(best, acc.v);
-  acc = g.reduce(acc, op, buf);
+  acc = g.reduce_to_lane0(acc, op, buf);
   if (!active || g.lane != 0) return;
   if (p.splits > 1)
     static_cast<A*>(p.partial)[g.row * p.splits + blockIdx.y] = acc;
@@ -322,7 +343,7 @@ __global__ void __launch_bounds__(256) reduce_finalize(const ReduceParams p) {
 #pragma unroll
     for (int u = 0; u < U; ++u) acc = op(acc, v[u]);
   }
-  acc = g.reduce(acc, op, buf);
+  acc = g.reduce_to_lane0(acc, op, buf);
   if (g.lane == 0) R::write(static_cast<typename OutType<T, RED>::type*>(p.y), g.row, acc, p.scale);
 }
 

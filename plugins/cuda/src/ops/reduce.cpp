@@ -8,8 +8,6 @@
 namespace tileops::cuda {
 namespace {
 
-enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
-
 // reduce_finalize's threads an output: a warp, or a CTA for outputs of more partials than
 // a warp reads in one round (its U = 8 a thread).
 constexpr int kFinalizeWarp = 32, kFinalizeCta = 256;
@@ -18,8 +16,6 @@ int finalize_threads(int splits) { return splits > kFinalizeWarp * 8 ? kFinalize
 // Bytes of one partial: the accumulator, or for argmax an ArgAcc (the accumulator and
 // an i32 index, padded to the accumulator's alignment).
 size_t partial_bytes(Red red, Elem e) { return red == kArgmax ? 2 * acc_bytes(e) : acc_bytes(e); }
-
-RowSplit row_split(Red red) { return red == kArgmax ? RowSplit::kWave : RowSplit::kShort; }
 
 struct ReducePlan {
   Red red = kSum;
@@ -33,6 +29,11 @@ struct ReducePlan {
   ColThreads col = kColWide;  // the column form's CTA
 
   // Split or not, in a cluster or not: one kernel (they read splits and the cluster size).
+  // CTAs along len for `l` (this plan's form) accessed `v` elements at a time.
+  int splits(const ReduceLayout& l, int v, int sm_count) const {
+    return l.form == ReduceLayout::kRow ? row_splits(l, v, sm_count, split_row_vectors(red))
+                                        : col_splits(l, v, col, sm_count);
+  }
   std::string kernel(int v) const {
     const std::string t = cuda_type(elem), r = std::to_string(int(red));
     if (layout.form == ReduceLayout::kCol)
@@ -102,8 +103,8 @@ ReducePlan plan(const Call& call, Red red) {
         break;
       }
       p.vec = p.layout.len % maxv == 0 ? maxv : 1;
-      p.split = splits_for(p.layout, p.vec, p.col, call.sm_count(), row_split(red)) > 1;
-      if (p.split && row_split(red) == RowSplit::kShort) {
+      p.split = p.splits(p.layout, p.vec, call.sm_count()) > 1;
+      if (p.split) {
         p.layout.tpr = kSplitRowThreads;
         p.layout.rpc = 1;
       }
@@ -114,7 +115,7 @@ ReducePlan plan(const Call& call, Red red) {
       if (p.arch >= 90)
         p.cluster = col_cluster(p.layout, p.vec, p.col, call.sm_count());
       else
-        p.split = splits_for(p.layout, p.vec, p.col, call.sm_count(), row_split(red)) > 1;
+        p.split = p.splits(p.layout, p.vec, call.sm_count()) > 1;
       break;
     default: break;
   }
@@ -169,7 +170,7 @@ class ReduceKernel final : public CudaKernel {
     const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
     const int v = ok ? plan_.vec : 1;
     const ColThreads col = plan_.col;
-    const int splits = plan_.split ? splits_for(l, v, col, device_.sm_count, row_split(plan_.red)) : 1;
+    const int splits = plan_.split ? plan_.splits(l, v, device_.sm_count) : 1;
     p.splits = splits;
     p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
     if (l.form == ReduceLayout::kRow) {
@@ -242,7 +243,6 @@ void list_reduce_programs(std::vector<ProgramSpec>& out) {
       p.elem = e;
       for (const ReduceLayout& l : all_reduce_layouts()) {
         if (l.form == ReduceLayout::kGeneral && red == kArgmax) continue;
-        if (l.tpr == kSplitRowThreads && row_split(red) != RowSplit::kShort) continue;
         p.layout = l;
         for (int vec : {max_vec(e), 1}) {
           if ((l.form == ReduceLayout::kGeneral || l.form == ReduceLayout::kShort) && vec == 1) continue;

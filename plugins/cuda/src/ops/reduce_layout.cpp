@@ -77,22 +77,17 @@ ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<boo
   return l;
 }
 
-int splits_for(const ReduceLayout& l, int vec, ColThreads col, int sm_count, RowSplit rule) {
+int row_splits(const ReduceLayout& l, int vec, int sm_count, int vectors) {
+  if (ceil_div(l.outer, l.rpc) >= 2 * int64_t(sm_count)) return 1;
+  return int(clamp(ceil_div(l.len / vec, int64_t(kSplitRowThreads) * vectors), 1, kMaxSplits));
+}
+
+int col_splits(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
   const int64_t enough = 2 * int64_t(sm_count);
-  int64_t ctas, most;
-  if (l.form == ReduceLayout::kRow) {
-    ctas = ceil_div(l.outer, l.rpc);
-    if (ctas < enough && rule == RowSplit::kShort)
-      return int(clamp(ceil_div(l.len / vec, int64_t(kSplitRowThreads) * kSplitRowVectors), 1, kMaxSplits));
-    most = ceil_div(l.len / vec, int64_t(l.tpr) * kRowUnroll * 4);  // each split has work to do
-  } else if (l.form == ReduceLayout::kCol) {
-    ctas = l.outer * ceil_div(l.inner / vec, col.tx);
-    most = ceil_div(l.len, int64_t(col.ty) * kColUnroll * 4);
-  } else {
-    return 1;
-  }
+  const int64_t ctas = l.outer * ceil_div(l.inner / vec, col.tx);
   if (ctas >= enough) return 1;
   const int64_t wanted = ceil_div(4 * enough, ctas);  // about 8 CTAs an SM: loads in flight hide latency
+  const int64_t most = ceil_div(l.len, int64_t(col.ty) * kColUnroll * 4);  // each split has work to do
   return int(clamp(wanted < most ? wanted : most, 1, kMaxSplits));
 }
 

@@ -9,6 +9,9 @@
 
 namespace tileops::cuda {
 
+// The reduction, as reduce.cuh's ReduceKind numbers it.
+enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
+
 // reduce_col's CTA of 256 threads: tx across 16-byte vectors, 256 / tx rows down.
 struct ColThreads {
   int tx, ty;
@@ -52,30 +55,31 @@ struct ReduceLayout {
 // `reduced` flags each dim of `shape`. Size-1 dims are dropped and neighbours with the
 // same flag merged; no reduced run gives the row form with len 1.
 ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<bool>& reduced);
-// How rows too few to fill the GPU split along len. kShort: CTAs of kSplitRowThreads
-// threads with kSplitRowVectors vectors each, as many as that makes (at most 65535 a
-// row), which SMs take up as they free up, so that no SM is left with a long share at
-// the end. kWave: about 8 CTAs an SM in one wave, each a long share. On the H200, a sum
-// over all axes of [8192, 8192] ran at 0.89 (fp32) and 0.86 (16-bit) of copy as a wave,
-// at 0.92-0.94 and 0.92 in short CTAs of 256 threads, and at 0.96-0.98 and 0.93-0.94 at
-// 512. Argmax runs slower the shorter its CTAs (flat bf16: 0.80 as a wave, 0.32 in CTAs
-// of 512 x 2 vectors, 0.87 at 256 x 8, which made the greedy rows [64, 128256] 3%
-// slower), so it keeps the wave (docs/perf/cuda-kernels-h200.md, fourteenth round).
-enum class RowSplit { kShort, kWave };
-inline constexpr int kSplitRowThreads = 512, kSplitRowVectors = 2;
-// CTAs along len for the row or column form accessed `vec` elements at a time: more
-// than 1 only when the rows or column tiles alone would leave the GPU idle (`rule`
-// applies to rows).
-int splits_for(const ReduceLayout& layout, int vec, ColThreads col, int sm_count, RowSplit rule);
+// CTAs along len (at most 65535), more than 1 only when the rows alone would leave the
+// GPU idle: rows split into short CTAs of kSplitRowThreads threads with `vectors`
+// vectors of `vec` elements each, as many as that makes, which SMs take up as they free
+// up, so that no SM is left with a long share at the end. On the H200, a sum over all
+// axes of [8192, 8192] ran at 0.89 (fp32) and 0.86 (16-bit) of copy as one wave of about
+// 8 CTAs an SM, each a long share; at 0.92-0.94 and 0.92 in short CTAs of 256 threads,
+// and at 0.96-0.98 and 0.93-0.94 at 512 (docs/perf/cuda-kernels-h200.md, fourteenth
+// round). The reduction picks `vectors` (split_row_vectors, reduce.cpp).
+inline constexpr int kSplitRowThreads = 512;
+int row_splits(const ReduceLayout& rows, int vec, int sm_count, int vectors);
+// reduce_row's vectors a thread in a short split. Argmax's CTA ends with a dearer
+// combine than a sum's (a value and its index), which more vectors a thread pay for: on
+// the H200, flat argmax [8192, 8192] bf16 ran at 0.60 of copy at 2, 0.91 at 4 and 0.87
+// at 8; sums over all axes at 0.94 at 2, 0.92-0.93 at 4 (fifteenth round).
+inline int split_row_vectors(Red red) { return red == kArgmax ? 4 : 2; }
+// CTAs along len for column tiles too few to fill the GPU (before sm_90; sm_90 splits
+// len over a cluster instead): about 8 CTAs an SM, each at least 4 rounds of loads.
+int col_splits(const ReduceLayout& cols, int vec, ColThreads col, int sm_count);
 // reduce_row's vectors in flight a thread. The row's threads are sized for about 64
 // elements each (pick_row_threads): for 16-bit elements in 16-byte vectors that is 8
 // vectors, all in flight at once with 8. On the H200 (A/B), [8192, 8192] 16-bit rows went
 // from 0.91 to 0.945 of copy (sum, mean, amax) and from 0.91 to 0.94 (argmax). Split rows
-// keep 4: a short split has 2 vectors a thread, and a wave's split count assumes about 8
-// CTAs an SM, which the registers of 8 (47-56) do not leave (sum over all axes bf16 0.87
-// -> 0.86, when it split in a wave). So do fp32 rows (16 vectors a
-// thread in two rounds instead of four: 0.93-0.95 -> 0.88-0.89, fewer CTAs an SM) and
-// scalar accesses.
+// keep 4, all of a short split's 2 or 4 vectors a thread in one round. So do fp32 rows
+// (16 vectors a thread in two rounds instead of four: 0.93-0.95 -> 0.88-0.89, fewer CTAs
+// an SM) and scalar accesses.
 int row_unroll(Elem e, int vec, bool split);
 // sm_90: the cluster of CTAs that splits len in the column form, so that the column
 // tiles times the cluster give about two CTAs an SM (1, 2, 4 or 8).
