@@ -41,6 +41,10 @@
 
 namespace tileops_cuda {
 
+// The CTA as one row group, for CTA-wide sums.
+template <int TPR>
+using CtaGroup = RowGroup<TPR, 1, 1>;
+
 enum TileFlag : u32 { kTileEmpty = 0, kTileAggregate = 1, kTilePrefix = 2 };
 
 // The status of `tiles` tiles of L lanes (columns; 1 for rows) each: flags, then the
@@ -246,7 +250,7 @@ template <class A, int TPR>
 __device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part, A* buf) {
   A v = A(0);
   for (i64 q = threadIdx.x; q < part; q += TPR) v += totals[id - part + q];
-  return RowGroup<TPR, 1, 1>().reduce(v, SumOp(), buf);
+  return CtaGroup<TPR>().reduce(v, SumOp(), buf);
 }
 
 // This warp's share of tile blockIdx.x of cumsum_row's tiling (the `part`-th tile of
@@ -290,8 +294,7 @@ struct RowTileSpan {
 template <class T, int V, int ITEMS, int TPR>
 __global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
   typedef typename Acc<T>::type A;
-  typedef RowGroup<TPR, 1, 1> Tile;
-  __shared__ A buf[Tile::kBuf];
+  __shared__ A buf[CtaGroup<TPR>::kBuf];
   pdl_launch_dependents();  // cumsum_row loads its tiles meanwhile, and waits before reading the totals
   const RowTileSpan<T, V, ITEMS, TPR> span(p, kL2Keep);
   A t = A(0);
@@ -300,7 +303,7 @@ __global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
     if (span.has(i, p.len))
 #pragma unroll
       for (int k = 0; k < V; ++k) t += acc_of(span.in[i].get(k));
-  t = Tile().reduce(t, SumOp(), buf);
+  t = CtaGroup<TPR>().reduce(t, SumOp(), buf);
   if (threadIdx.x == 0) static_cast<A*>(p.totals)[span.id] = t;
 }
 
@@ -309,7 +312,7 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
   static_assert(TPR % 32 == 0, "whole warps");
   constexpr int WARPS = TPR / 32;
-  __shared__ A warp_total[WARPS], tile_partial[RowGroup<TPR, 1, 1>::kBuf];
+  __shared__ A warp_total[WARPS], tile_partial[CtaGroup<TPR>::kBuf];
   __shared__ A tile_before;
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const L2Priority priority = p.totals ? kL2Drop : kL2Default;  // the two-pass form's second pass
