@@ -28,12 +28,12 @@ struct ReducePlan {
   int cluster = 1;     // the column form on sm_90
   ColThreads col = kColWide;  // the column form's CTA
 
-  // Split or not, in a cluster or not: one kernel (they read splits and the cluster size).
   // CTAs along len for `l` (this plan's form) accessed `v` elements at a time.
   int splits(const ReduceLayout& l, int v, int sm_count) const {
     return l.form == ReduceLayout::kRow ? row_splits(l, v, sm_count, split_row_vectors(red))
                                         : col_splits(l, v, col, sm_count);
   }
+  // Split or not, in a cluster or not: one kernel (they read splits and the cluster size).
   std::string kernel(int v) const {
     const std::string t = cuda_type(elem), r = std::to_string(int(red));
     if (layout.form == ReduceLayout::kCol)

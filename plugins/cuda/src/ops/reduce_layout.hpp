@@ -62,7 +62,7 @@ ReduceLayout reduce_layout(std::span<const int64_t> shape, const std::vector<boo
 // axes of [8192, 8192] ran at 0.89 (fp32) and 0.86 (16-bit) of copy as one wave of about
 // 8 CTAs an SM, each a long share; at 0.92-0.94 and 0.92 in short CTAs of 256 threads,
 // and at 0.96-0.98 and 0.93-0.94 at 512 (docs/perf/cuda-kernels-h200.md, fourteenth
-// round). The reduction picks `vectors` (split_row_vectors, reduce.cpp).
+// round). The reduction picks `vectors` (split_row_vectors).
 inline constexpr int kSplitRowThreads = 512;
 int row_splits(const ReduceLayout& rows, int vec, int sm_count, int vectors);
 // reduce_row's vectors a thread in a short split. Argmax's CTA ends with a dearer
