@@ -215,17 +215,19 @@ TILEOPS_GPU_TEST_CASE("argmax: first index of the maximum, NaN counting as the m
   const std::vector<double> v = {1, 5, 5, 2, std::nan(""), 7, std::nan(""), 5};
   check_against_cpu_ref("ArgmaxFwdOp", {param("dim", int64_t(-1)), param("keepdim", false)},
                         {tensor_of({2, 4}, dtypes::float32, v)}, "NaN and ties");
-  // The same over rows long enough to split: the maximum (or NaN) recurs in other lanes,
-  // warps and CTAs, some of them read before the first occurrence's.
+  // The same over rows long enough to split, and down columns: the maximum (or NaN)
+  // recurs in other lanes, warps and CTAs, some of them read before the first
+  // occurrence's.
   const int64_t n = int64_t(1) << 20;
   std::vector<double> ties(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) ties[size_t(i)] = double(i * 7919 % 1000);
   for (int64_t i : {n - 5, int64_t(700001), int64_t(123457), int64_t(999)}) ties[size_t(i)] = 1000;
   std::vector<double> nans = ties;
   for (int64_t i : {n - 3, int64_t(500000), int64_t(77777)}) nans[size_t(i)] = std::nan("");
+  const std::pair<Shape, int64_t> walks[] = {{{n}, -1}, {{4, n / 4}, -1}, {{n / 64, 64}, 0}};
   for (DType d : kFloatsAndInts)
-    for (const Shape& x : {Shape{n}, Shape{4, n / 4}}) {
-      const Params params{param("dim", int64_t(-1)), param("keepdim", false)};
+    for (const auto& [x, dim] : walks) {
+      const Params params{param("dim", dim), param("keepdim", false)};
       check_against_cpu_ref("ArgmaxFwdOp", params, {tensor_of(x, d, ties)}, "ties " + describe(x, d));
       if (d.is_floating())
         check_against_cpu_ref("ArgmaxFwdOp", params, {tensor_of(x, d, nans)}, "NaN " + describe(x, d));

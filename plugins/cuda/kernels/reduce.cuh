@@ -93,6 +93,13 @@ struct Reducer<T, kArgmax> {
     acc = {v, i32(i)};
     return true;
   }
+  // The start of a walk over indices in increasing order from `first` (kNone: an empty
+  // walk): the lowest value at `first`, which is true unless a later take_beating
+  // replaces it, so the walk needs no test for the identity (a column walk's hot loop).
+  static __device__ __forceinline__ A walk_from(i64 first) { return {lowest(Val()), i32(first)}; }
+  static __device__ __forceinline__ void take_beating(A& acc, Val v, i64 i) {
+    if (beats(v, acc.v)) acc = {v, i32(i)};
+  }
   static __device__ __forceinline__ Val vmax(Val a, Val b) {
     if constexpr (IsFloat<T>::value)
       return max_nan(a, b);
@@ -273,7 +280,12 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
   const T* x = static_cast<const T*>(p.x) + o * p.len * p.inner + col;
   A acc[V];
 #pragma unroll
-  for (int k = 0; k < V; ++k) acc[k] = R::identity();
+  for (int k = 0; k < V; ++k) {
+    if constexpr (RED == kArgmax)
+      acc[k] = R::walk_from(begin + threadIdx.y < end ? begin + threadIdx.y : i64(R::kNone));
+    else
+      acc[k] = R::identity();
+  }
   if (active)
     for (i64 r0 = begin + threadIdx.y; r0 < end; r0 += i64(TY) * U) {
       Vec<T, V> v[U];
@@ -286,7 +298,7 @@ __global__ void __launch_bounds__(TX* TY) reduce_col(const ReduceParams p) {
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           if constexpr (RED == kArgmax)
-            R::take(acc[k], acc_of(v[u].get(k)), r0 + u * TY);
+            R::take_beating(acc[k], acc_of(v[u].get(k)), r0 + u * TY);
           else
             acc[k] = op(acc[k], acc_of(v[u].get(k)));
         }
