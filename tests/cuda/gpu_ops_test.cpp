@@ -178,6 +178,7 @@ TILEOPS_GPU_TEST_CASE("sum, mean, amax over any axes") {
       {{3, 1000003}, Shape{1}, false}, {{2048, 4096}, Shape{0}, false},   {{}, std::nullopt, false},
       {{5, 7, 9}, Shape{}, false},     {{16, 49}, Shape{1}, false},      {{2048, 4096}, std::nullopt, false},
       {{4, 64, 8192}, Shape{1}, false},  // columns enough to fill the GPU without a cluster
+      {{1001, 49}, Shape{1}, false},     // short rows: 8 CTAs, the last one's run ends in single elements
   };
   for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"})
     for (DType d : kFloatsAndInts) {
