@@ -132,9 +132,7 @@ class ReduceKernel final : public CudaKernel {
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     const tileops_tensor& x = *a.inputs[0];
-    ReduceLayout l = reduce_layout(shape_of(x), plan_.reduced);
-    l.tpr = plan_.layout.tpr;  // the compiled row threads, which a split plan chose
-    l.rpc = plan_.layout.rpc;
+    const ReduceLayout l = reduce_layout(shape_of(x), plan_.reduced);
     tileops_cuda::ReduceParams p{};
     p.x = x.data;
     p.y = a.outputs[0]->data;
@@ -170,12 +168,14 @@ class ReduceKernel final : public CudaKernel {
     const bool ok = aligned(x.data, size_t(plan_.vec) * size_of(plan_.elem));
     const int v = ok ? plan_.vec : 1;
     const ColThreads col = plan_.col;
+    // From the row threads reduce_layout picks, as the plan decided; the grid below takes
+    // the compiled ones, which a split plan replaced.
     const int splits = plan_.split ? plan_.splits(l, v, device_.sm_count) : 1;
     p.splits = splits;
     p.chunk = l.form == ReduceLayout::kRow ? ceil_div(l.len / v, splits) : ceil_div(l.len, splits);
     if (l.form == ReduceLayout::kRow) {
-      s.grid[0] = unsigned(ceil_div(l.outer, l.rpc));
-      s.block[0] = unsigned(l.tpr * l.rpc);
+      s.grid[0] = unsigned(ceil_div(l.outer, plan_.layout.rpc));
+      s.block[0] = unsigned(plan_.layout.tpr * plan_.layout.rpc);
     } else {
       s.grid[0] = unsigned(l.outer * ceil_div(l.inner / v, col.tx) * plan_.cluster);
       s.block[0] = unsigned(col.tx);
