@@ -149,7 +149,7 @@ TEST_CASE("rows too few to fill the GPU split into CTAs of 512 threads, at most 
 
 TEST_CASE("argmax threads read 4 vectors each in a short split, the other reductions 2") {
   CHECK(cuda::split_row_vectors(cuda::kArgmax) == 4);
-  for (cuda::Red red : {cuda::kSum, cuda::kMean, cuda::kAmax}) CHECK(cuda::split_row_vectors(red) == 2);
+  for (cuda::ReduceKind red : {cuda::kSum, cuda::kMean, cuda::kAmax}) CHECK(cuda::split_row_vectors(red) == 2);
 }
 
 TEST_CASE("column tiles too few to fill the GPU split into about 8 CTAs an SM, each at least 4 rounds") {

@@ -483,10 +483,8 @@ struct RowGroup {
 
   template <class A, class Op>
   __device__ __forceinline__ A reduce(A v, Op op, A* buf) const {
-    v = warp_reduce<kWidth>(v, op);
+    v = warp_totals(v, op, buf);
     if constexpr (TPR > 32) {
-      if (lane % 32 == 0) buf[slot * kWarpsPerRow + lane / 32] = v;
-      __syncthreads();
       v = buf[slot * kWarpsPerRow];
 #pragma unroll
       for (int w = 1; w < kWarpsPerRow; ++w) v = op(v, buf[slot * kWarpsPerRow + w]);
@@ -510,12 +508,22 @@ struct RowGroup {
   template <class A, class Op>
   __device__ __forceinline__ A reduce_to_lane0(A v, Op op, A* buf) const {
     static_assert(CLUSTER == 1, "a cluster's rows take reduce");
+    v = warp_totals(v, op, buf);
+    if constexpr (TPR > 32) {
+      if (lane < 32)  // each lane group of the first warp holds every warp's total
+        v = warp_reduce<kWarpsPerRow>(buf[slot * kWarpsPerRow + lane % kWarpsPerRow], op);
+    }
+    return v;
+  }
+
+  // The warp's total; for rows wider than a warp, also every warp's total in buf, read
+  // after the barrier.
+  template <class A, class Op>
+  __device__ __forceinline__ A warp_totals(A v, Op op, A* buf) const {
     v = warp_reduce<kWidth>(v, op);
     if constexpr (TPR > 32) {
       if (lane % 32 == 0) buf[slot * kWarpsPerRow + lane / 32] = v;
       __syncthreads();
-      if (lane < 32)  // each lane group of the first warp holds every warp's total
-        v = warp_reduce<kWarpsPerRow>(buf[slot * kWarpsPerRow + lane % kWarpsPerRow], op);
     }
     return v;
   }

@@ -11,8 +11,6 @@
 
 namespace tileops_cuda {
 
-enum Activation { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
-
 // erf to within 3e-7 (Abramowitz and Stegun 7.1.28): a polynomial, four squarings and a
 // reciprocal, about half the instructions of erff, which would make GELU compute-bound.
 __device__ __forceinline__ float fast_erf(float x) {
@@ -111,8 +109,6 @@ __global__ void __launch_bounds__(256) gated(const GatedParams p) {
     }
   }
 }
-
-enum BinaryOp { kAdd = 0, kMul = 1 };
 
 template <class T, int OP, int V>
 __device__ __forceinline__ Vec<T, V> combine(const Vec<T, V>& a, const Vec<T, V>& b, const BinaryParams& p) {

@@ -23,8 +23,6 @@
 
 namespace tileops_cuda {
 
-enum NormKind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
-
 // sum(x - K) and sum((x - K)^2).
 struct Sum2 {
   float a, b;

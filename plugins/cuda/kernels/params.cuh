@@ -12,6 +12,13 @@ namespace tileops_cuda {
 // coalescing (what the host merges into fewer dims never reaches a kernel).
 #define TILEOPS_CUDA_MAX_DIMS 8
 
+// What a kernel template computes, as a template argument: the host picks it (ops/*.cpp)
+// and spells it into the kernel's name; one numbering for both compilers.
+enum Activation { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
+enum BinaryOp { kAdd = 0, kMul = 1 };
+enum NormKind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
+enum ReduceKind { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
+
 // 32-bit division by a constant through a multiply and a shift (valid for numerators
 // and divisors below 2^31). The host fills it with FastDiv::make (ops/common.hpp).
 struct FastDiv {

@@ -25,8 +25,6 @@
 
 namespace tileops_cuda {
 
-enum ReduceKind { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
-
 // A value and its index along the reduced axis (below 2^31: the plan refuses longer).
 template <class A>
 struct ArgAcc {

@@ -10,7 +10,9 @@
 namespace tileops::cuda {
 namespace {
 
-enum Act { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
+using tileops_cuda::Activation, tileops_cuda::kRelu, tileops_cuda::kGelu, tileops_cuda::kGeluTanh, tileops_cuda::kSilu,
+    tileops_cuda::kSigmoid;
+
 // Threads a CTA and vectors in flight a thread, per kernel: the fastest of the sweeps on
 // the H200 (docs/perf/cuda-kernels-h200.md: "Elementwise tiling" for gated and binary,
 // "Fourth round" for unary, swept again once its loads went through L1).
@@ -21,7 +23,7 @@ constexpr Tiling kUnaryTiling{128, 2}, kGatedTiling{256, 2}, kBinaryTiling{128, 
 constexpr int64_t kMaxVectors = int64_t(1) << 31;  // the kernels' 32-bit fast division
 
 // GELU's form from the `approximate` param.
-Act gelu_form(const Call& call) {
+Activation gelu_form(const Call& call) {
   const auto a = call.params().get_string("approximate");
   if (a == "none") return kGelu;
   if (a == "tanh") return kGeluTanh;
@@ -77,7 +79,7 @@ class VectorKernel : public CudaKernel {
 
 struct UnaryPlan {
   Elem elem;
-  Act act;
+  Activation act;
   int vec;
   ProgramSpec program(int v) const {
     return {"elementwise", {instance("unary", {cuda_type(elem), std::to_string(int(act)), std::to_string(v),
@@ -85,7 +87,7 @@ struct UnaryPlan {
   }
 };
 
-template <Act A>
+template <Activation A>
 UnaryPlan unary_plan(const Call& call) {
   call.require_arch(80);
   UnaryPlan p;
@@ -107,12 +109,12 @@ class UnaryKernel final : public VectorKernel {
   }
 };
 
-template <Act A>
+template <Activation A>
 std::string unary_identity(const Call& call) {
   const UnaryPlan p = unary_plan<A>(call);
   return head(call, p.elem) + "|act " + std::to_string(int(p.act)) + "|v" + std::to_string(p.vec);
 }
-template <Act A>
+template <Activation A>
 std::unique_ptr<sdk::Kernel> build_unary(const Call& call) {
   return std::make_unique<UnaryKernel>(device_info(call.device()), unary_plan<A>(call));
 }
@@ -121,7 +123,7 @@ std::unique_ptr<sdk::Kernel> build_unary(const Call& call) {
 
 struct GatedPlan {
   Elem elem;
-  Act act;
+  Activation act;
   int vec;
   ProgramSpec program(int v) const {
     return {"elementwise", {instance("gated", {cuda_type(elem), std::to_string(int(act)), std::to_string(v),
@@ -129,7 +131,7 @@ struct GatedPlan {
   }
 };
 
-template <Act A>
+template <Activation A>
 GatedPlan gated_plan(const Call& call) {
   call.require_arch(80);
   GatedPlan p;
@@ -161,19 +163,19 @@ class GatedKernel final : public VectorKernel {
   }
 };
 
-template <Act A>
+template <Activation A>
 std::string gated_identity(const Call& call) {
   const GatedPlan p = gated_plan<A>(call);
   return head(call, p.elem) + "|act " + std::to_string(int(p.act)) + "|v" + std::to_string(p.vec);
 }
-template <Act A>
+template <Activation A>
 std::unique_ptr<sdk::Kernel> build_gated(const Call& call) {
   return std::make_unique<GatedKernel>(device_info(call.device()), gated_plan<A>(call));
 }
 
 // ---- add, mul ----------------------------------------------------------------------------
 
-enum BinOp { kAdd = 0, kMul = 1 };
+using tileops_cuda::BinaryOp, tileops_cuda::kAdd, tileops_cuda::kMul;
 
 // y = a op b broadcast, coalesced: two dims [rows, cols] with column strides of 0 or 1
 // (the binary kernel), or up to 8 dims of any strides (binary_nd).
@@ -227,7 +229,7 @@ BinaryLayout binary_layout(std::span<const int64_t> a, std::span<const int64_t> 
 }
 
 struct BinaryPlan {
-  BinOp op;
+  BinaryOp op;
   Elem elem;
   bool two_d;
   int vec = 1;
@@ -242,7 +244,7 @@ struct BinaryPlan {
   }
 };
 
-template <BinOp O>
+template <BinaryOp O>
 BinaryPlan binary_plan(const Call& call) {
   call.require_arch(80);
   BinaryPlan p;
@@ -318,14 +320,14 @@ class BinaryKernel final : public CudaKernel {
   std::vector<int> per_sm_;
 };
 
-template <BinOp O>
+template <BinaryOp O>
 std::string binary_identity(const Call& call) {
   const BinaryPlan p = binary_plan<O>(call);
   char alpha[32];
   std::snprintf(alpha, sizeof alpha, "%.17g", p.alpha);
   return head(call, p.elem) + "|alpha " + alpha + (p.two_d ? "|2d v" + std::to_string(p.vec) : std::string("|nd"));
 }
-template <BinOp O>
+template <BinaryOp O>
 std::unique_ptr<sdk::Kernel> build_binary(const Call& call) {
   return std::make_unique<BinaryKernel>(device_info(call.device()), binary_plan<O>(call));
 }
@@ -350,14 +352,14 @@ void register_elementwise_ops(sdk::Registrar& reg) {
 void list_elementwise_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kFloatsAndInts) {
     const bool floating = e != Elem::i32 && e != Elem::i64;
-    for (Act act : {kRelu, kGelu, kGeluTanh, kSilu, kSigmoid}) {
+    for (Activation act : {kRelu, kGelu, kGeluTanh, kSilu, kSigmoid}) {
       if (!floating && act != kRelu) continue;
       for (int vec : {max_vec(e), 1}) {
         out.push_back(UnaryPlan{e, act, vec}.program(vec));
         if (floating && act != kRelu && act != kSigmoid) out.push_back(GatedPlan{e, act, vec}.program(vec));
       }
     }
-    for (BinOp op : {kAdd, kMul}) {
+    for (BinaryOp op : {kAdd, kMul}) {
       if (!floating && op == kMul) continue;
       for (bool two_d : {true, false})
         for (auto& spec : BinaryPlan{op, e, two_d, max_vec(e), 1}.programs()) out.push_back(std::move(spec));

@@ -12,10 +12,10 @@
 namespace tileops::cuda {
 namespace {
 
-enum Kind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
+using tileops_cuda::NormKind, tileops_cuda::kRms, tileops_cuda::kFusedAddRms, tileops_cuda::kLayer, tileops_cuda::kGroup;
 
 struct NormPlan {
-  Kind kind = kRms;
+  NormKind kind = kRms;
   Elem elem = Elem::f32;
   int arch = 0;
   int64_t cols = 0;
@@ -49,7 +49,7 @@ double machine_epsilon(Elem e) {
   }
 }
 
-NormPlan plan(const Call& call, Kind kind) {
+NormPlan plan(const Call& call, NormKind kind) {
   NormPlan p;
   p.kind = kind;
   p.arch = call.arch();
@@ -194,12 +194,12 @@ class NormKernel final : public CudaKernel {
   int64_t queue_pieces_ = 0, queue_lag_ = 0;  // norm_queue: pieces a row, rows of lag
 };
 
-template <Kind K>
+template <NormKind K>
 std::string norm_identity(const Call& call) {
   return plan(call, K).identity(call);
 }
 
-template <Kind K>
+template <NormKind K>
 std::unique_ptr<sdk::Kernel> build_norm(const Call& call) {
   const NormPlan p = plan(call, K);
   const DeviceInfo& device = device_info(call.device());
@@ -221,7 +221,7 @@ void register_norm_ops(sdk::Registrar& reg) {
 }
 
 void list_norm_programs(std::vector<ProgramSpec>& out) {
-  for (Kind kind : {kRms, kFusedAddRms, kLayer, kGroup})
+  for (NormKind kind : {kRms, kFusedAddRms, kLayer, kGroup})
     for (Elem e : kFloats) {
       NormPlan p;
       p.kind = kind;

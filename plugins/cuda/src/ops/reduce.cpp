@@ -15,10 +15,10 @@ int finalize_threads(int splits) { return splits > kFinalizeWarp * 8 ? kFinalize
 
 // Bytes of one partial: the accumulator, or for argmax an ArgAcc (the accumulator and
 // an i32 index, padded to the accumulator's alignment).
-size_t partial_bytes(Red red, Elem e) { return red == kArgmax ? 2 * acc_bytes(e) : acc_bytes(e); }
+size_t partial_bytes(ReduceKind red, Elem e) { return red == kArgmax ? 2 * acc_bytes(e) : acc_bytes(e); }
 
 struct ReducePlan {
-  Red red = kSum;
+  ReduceKind red = kSum;
   Elem elem = Elem::f32;
   int arch = 0;
   std::vector<bool> reduced;  // per input dim
@@ -65,7 +65,7 @@ struct ReducePlan {
   }
 };
 
-ReducePlan plan(const Call& call, Red red) {
+ReducePlan plan(const Call& call, ReduceKind red) {
   ReducePlan p;
   p.red = red;
   p.arch = call.arch();
@@ -211,12 +211,12 @@ class ReduceKernel final : public CudaKernel {
   std::vector<CUfunction> functions_;  // primary, misaligned fallback; split: finalize by warps, by CTAs
 };
 
-template <Red R>
+template <ReduceKind R>
 std::string reduce_identity(const Call& call) {
   return plan(call, R).identity(call);
 }
 
-template <Red R>
+template <ReduceKind R>
 std::unique_ptr<sdk::Kernel> build_reduce(const Call& call) {
   const ReducePlan p = plan(call, R);
   const DeviceInfo& device = device_info(call.device());
@@ -235,7 +235,7 @@ void register_reduce_ops(sdk::Registrar& reg) {
 }
 
 void list_reduce_programs(std::vector<ProgramSpec>& out) {
-  for (Red red : {kSum, kMean, kAmax, kArgmax})
+  for (ReduceKind red : {kSum, kMean, kAmax, kArgmax})
     for (Elem e : kFloatsAndInts) {
       if ((red == kSum || red == kMean) && (e == Elem::i32 || e == Elem::i64)) continue;
       ReducePlan p;

@@ -9,8 +9,7 @@
 
 namespace tileops::cuda {
 
-// The reduction, as reduce.cuh's ReduceKind numbers it.
-enum Red { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
+using tileops_cuda::ReduceKind, tileops_cuda::kSum, tileops_cuda::kMean, tileops_cuda::kAmax, tileops_cuda::kArgmax;
 
 // reduce_col's CTA of 256 threads: tx across 16-byte vectors, 256 / tx rows down.
 struct ColThreads {
@@ -69,7 +68,7 @@ int row_splits(const ReduceLayout& rows, int vec, int sm_count, int vectors);
 // combine than a sum's (a value and its index), which more vectors a thread pay for: on
 // the H200, flat argmax [8192, 8192] bf16 ran at 0.60 of copy at 2, 0.91 at 4 and 0.87
 // at 8; sums over all axes at 0.94 at 2, 0.92-0.93 at 4 (fifteenth round).
-inline int split_row_vectors(Red red) { return red == kArgmax ? 4 : 2; }
+inline int split_row_vectors(ReduceKind red) { return red == kArgmax ? 4 : 2; }
 // CTAs along len for column tiles too few to fill the GPU (before sm_90; sm_90 splits
 // len over a cluster instead): about 8 CTAs an SM, each at least 4 rounds of loads.
 int col_splits(const ReduceLayout& cols, int vec, ColThreads col, int sm_count);
