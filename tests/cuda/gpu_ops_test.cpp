@@ -117,7 +117,7 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
                         {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
                         {{2, 1500000}, {1500000}, true, true},  // the queue form, a short last piece
-                        {{200, 128256}, {128256}, true, true}};  // 16-bit: the two-stage sweep (as softmax's)
+                        {{200, 128256}, {128256}, true, true}};  // clusters sweeping rows, as softmax's
   for (DType d : kFloats)
     for (const Case& c : cases)
       check_against_cpu_ref("LayerNormFwdOp", {param("normalized_shape", c.normalized)},
@@ -135,7 +135,9 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         {{1, 4, 256, 256}, 1, true},   {{3, 10}, 5, true},          {{2, 320, 16, 16}, 32, true},
                         // groups of 1M elements, past a cluster's shared memory: the queue
                         // form; then 1.28M, whose last piece is short
-                        {{1, 256, 128, 128}, 4, true},  {{2, 64, 200, 200}, 2, true}};
+                        {{1, 256, 128, 128}, 4, true},  {{2, 64, 200, 200}, 2, true},
+                        // 140 groups of 128K elements in shared memory: clusters sweep them
+                        {{35, 128, 64, 64}, 4, true}};
   for (DType d : kFloats)
     for (const Case& c : cases) {
       const Shape channel{c.x[1]};
@@ -154,9 +156,8 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
                         {{8, 16}, 0},      {{7}, 0},          {{}, 0},           {{2, 3, 4096}, 1},
                         {{4096, 8}, 0},    {{5, 0}, 0},       {{16, 2048}, -1},  {{4100, 4096}, 0},
                         {{8, 1000, 2048}, 1},
-                        // many long rows: at 16 bits clusters sweep them through two stages,
-                        // up to five rows a cluster (each stage's barrier reused past a parity
-                        // wrap); fp32 one stage, several waves
+                        // many long rows: the clusters the GPU holds sweep them, two to five
+                        // rows a cluster (the slice's barrier reused past a parity wrap)
                         {{200, 128256}, -1}};
   for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
     for (DType d : kFloats)

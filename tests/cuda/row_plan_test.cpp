@@ -1,5 +1,5 @@
 // How row kernels (norms, softmax along the last dim) lay rows out: the register,
-// cluster, shared-memory (one stage or a two-stage sweep), queue (norms) and loop forms,
+// cluster, shared-memory (a cluster per row, or clusters sweeping rows), queue (norms) and loop forms,
 // chosen from the row length, the row count and the device, without a GPU.
 #include "ops/rows.hpp"
 
@@ -47,45 +47,49 @@ TEST_CASE("rows past one CTA's registers spread over a cluster on sm_90, and loo
   CHECK(ampere.cluster == 1);
 }
 
-TEST_CASE("few vocabulary rows: one row per cluster of 8 in shared memory, one stage") {
+TEST_CASE("few vocabulary rows: one row per cluster of 8 in shared memory") {
   const cuda::RowPlan p = hopper(128256, kBf16Vec, 64);  // [64, 128256] bf16: 256 KB rows
   CHECK(p.form == cuda::RowPlan::kSmem);
   CHECK(p.cluster == 8);
-  CHECK(p.stages == 1);
+  CHECK_FALSE(p.sweep);
   CHECK(p.slice_bytes == 2004 * 16);
   const cuda::LaunchShape s = p.shape(64);
   CHECK(s.grid[0] == 64 * 8);
   CHECK(s.smem == unsigned(2004 * 16));
-  CHECK(p.template_args() == "256, 8, 1");
+  CHECK(p.template_args() == "256, 8");
 }
 
-TEST_CASE("many long rows: clusters sweep them through two stages while a slice fits 32 KB") {
+TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CTA") {
   cuda::RowPlan p = hopper(128256, kBf16Vec, 2048);  // [2048, 128256] bf16
   CHECK(p.form == cuda::RowPlan::kSmem);
-  CHECK(p.cluster == 8);
-  CHECK(p.stages == 2);
-  CHECK(p.slice_bytes == 2004 * 16);
-  CHECK(p.describe() == "smem v8 i1 t256 r1 c8 s2");
-  CHECK(p.template_args() == "256, 8, 2");
+  CHECK(p.cluster == 4);
+  CHECK(p.sweep);
+  CHECK(p.slice_bytes == 4008 * 16);
+  CHECK(p.describe() == "smem v8 i1 t256 r1 c4 sweep");
+  CHECK(p.template_args() == "256, 4");  // the kernel of a cluster per row
   // Before the kernel is loaded nothing caps the grid; after, the resident clusters do.
-  CHECK(p.shape(2048).grid[0] == 2048 * 8);
-  p.resident = 40;
+  CHECK(p.shape(2048).grid[0] == 2048 * 4);
+  p.resident = 90;
   const cuda::LaunchShape s = p.shape(2048);
-  CHECK(s.grid[0] == 40 * 8);
-  CHECK(s.smem == unsigned(2 * 2004 * 16));
-  CHECK(p.shape(16).grid[0] == 16 * 8);  // fewer rows than resident clusters: a row each
-  CHECK(hopper(128256, kBf16Vec, 200).stages == 2);  // the GPU cases' [200, 128256]
+  CHECK(s.grid[0] == 90 * 4);
+  CHECK(s.cluster == 4);
+  CHECK(s.smem == unsigned(4008 * 16));
+  CHECK(p.shape(16).grid[0] == 16 * 4);  // fewer rows than resident clusters: a row each
+  CHECK(hopper(128256, kBf16Vec, 200).sweep);  // the GPU cases' [200, 128256]
+  CHECK_FALSE(hopper(128256, kBf16Vec, 66).sweep);  // 528 CTAs: four an SM, no wave past
 }
 
-TEST_CASE("many rows whose slices pass 32 KB stay on one stage (three CTAs an SM)") {
+TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters of 8") {
   const cuda::RowPlan fp32 = hopper(128256, kF32Vec, 2048);  // 513 KB rows
   CHECK(fp32.form == cuda::RowPlan::kSmem);
-  CHECK(fp32.stages == 1);
+  CHECK(fp32.sweep);
   CHECK(fp32.cluster == 8);
   CHECK(fp32.slice_bytes == 4008 * 16);
+  CHECK(fp32.template_args() == "256, 8");
   const cuda::RowPlan group = hopper(16 * 128 * 128, kBf16Vec, 8 * 32);  // GroupNorm [8, 512, 128, 128], 32 groups
   CHECK(group.form == cuda::RowPlan::kSmem);
-  CHECK(group.stages == 1);
+  CHECK(group.sweep);
+  CHECK(group.cluster == 8);
 }
 
 TEST_CASE("rows too long for a cluster's shared memory take the queue form where the family has it") {

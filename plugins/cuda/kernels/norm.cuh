@@ -191,19 +191,18 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
   g.finish();
 }
 
-// Dynamic shared memory: STAGES slices of a row (this CTA's share); the grid's clusters
-// sweep the rows (slice.cuh). Not for the fused add, which also reads and writes the
-// residual.
-template <class T, int KIND, int TPR, int CLUSTER, int STAGES>
+// Dynamic shared memory: this CTA's slice of a row; the grid's clusters sweep the rows
+// (slice.cuh). Not for the fused add, which also reads and writes the residual.
+template <class T, int KIND, int TPR, int CLUSTER>
 __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   extern __shared__ __align__(16) u32 slices[];
-  __shared__ u64 bars[STAGES];
+  __shared__ u64 bars[1];
   __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, STAGES> sweep(p.x, p.cols, p.rows, g.rank, slices, bars);
+  const SlicedRows<T, CLUSTER, 1> sweep(p.x, p.cols, p.rows, g.rank, slices, bars);
   const SliceRange<CLUSTER>& r = sweep.range;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 row = sweep.rows.nth(n);

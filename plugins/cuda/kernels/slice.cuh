@@ -2,8 +2,10 @@
 // device memory once, by the bulk copy engine, and every later pass over it (statistics,
 // then the output) reads shared memory. CLUSTER CTAs split a row into contiguous slices
 // of whole 16-byte vectors; with up to 8 CTAs of ~200 KB a row of up to ~1.6 MB stays on
-// chip. When there are more rows than resident clusters, each cluster sweeps several
-// rows with two slice buffers: the next row loads while this one is worked on.
+// chip. When there are more rows than resident clusters, each cluster may sweep several
+// rows: with one stage (softmax, the norms) a slice refills with the next row once the
+// CTA has read the last of this one; with more (cumsum's staged rows) the next rows load
+// while this one is worked on.
 #pragma once
 #include "common.cuh"
 
@@ -27,8 +29,8 @@ struct SliceRange {
 
 // STAGES buffers of `bytes` each (a multiple of 16) in a CTA's dynamic shared memory,
 // each filled from global memory by the bulk copy engine and signalled on its own
-// mbarrier. With two stages a CTA that works through several rows has the next row's
-// slice streaming in while it works on this one, so its SM always has loads in flight.
+// mbarrier. With more than one stage a CTA that works through several rows has its next
+// rows' slices streaming in while it works on this one.
 // Stage s serves the CTA's rows s, s + STAGES, ...: its n-th use waits for parity n & 1.
 template <int STAGES>
 struct SliceStages {

@@ -4,8 +4,8 @@
 //                 threads per row, RPC rows per CTA, or CLUSTER CTAs per row.
 //   softmax_smem  inner == 1, rows too long for registers (sm_90): CLUSTER CTAs hold the
 //                 row in shared memory (slice.cuh), read once; an online (max, sum)
-//                 pass and the write pass read shared memory. With STAGES = 2 each
-//                 cluster sweeps rows, loading the next while it works on this one.
+//                 pass and the write pass read shared memory. A cluster may sweep
+//                 several rows (the host's choice of grid).
 //   softmax_loop  inner == 1, any length: an online (max, sum) pass, then a write pass
 //                 (whose reads mostly hit L2); CLUSTER CTAs split long rows.
 //   softmax_strip inner > 1 (sm_90): a strip of 64 bytes of every row (whole 16-byte
@@ -109,18 +109,18 @@ struct MaxSumOp {
   }
 };
 
-// Dynamic shared memory: STAGES slices of a row (this CTA's share). The grid's clusters
-// sweep the rows (each cluster one row with STAGES = 1 and a cluster per row). Each
-// thread gathers a (max, sum) pair, so the cluster reduces once per row.
-template <class T, int LOG, int TPR, int CLUSTER, int STAGES>
+// Dynamic shared memory: this CTA's slice of a row. The grid's clusters sweep the rows
+// (a cluster per row, or fewer clusters each taking several rows in turn). Each thread
+// gathers a (max, sum) pair, so the cluster reduces once per row.
+template <class T, int LOG, int TPR, int CLUSTER>
 __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   extern __shared__ __align__(16) u32 slices[];
-  __shared__ u64 bars[STAGES];
+  __shared__ u64 bars[1];
   __shared__ MaxSum buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, STAGES> sweep(p.x, p.len, p.outer, g.rank, slices, bars);
+  const SlicedRows<T, CLUSTER, 1> sweep(p.x, p.len, p.outer, g.rank, slices, bars);
   const SliceRange<CLUSTER>& r = sweep.range;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const u32* slice = sweep.slice(n);

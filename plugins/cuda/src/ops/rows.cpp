@@ -49,11 +49,8 @@ RowPlan queue_plan(int vec) {
   return p;
 }
 
-// kSmem with one stage: slices of at most kSliceTarget bytes let three CTAs share an
-// SM, so one CTA's bulk copy overlaps another's passes. With more rows than a wave of
-// clusters, each cluster sweeps rows through two buffers of kSweepSliceTarget.
-constexpr int64_t kSweepSliceTarget = 32 << 10;
-
+// kSmem: slices of at most kSliceTarget bytes let three CTAs share an SM, so one CTA's
+// bulk copy overlaps another's passes.
 int cluster_for(int64_t nvec, int64_t slice_target) {
   return int(clamp(pow2_ceil(ceil_div(nvec * 16, slice_target)), 1, kMaxCluster));
 }
@@ -67,21 +64,16 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   p.cluster = cluster_for(nvec, kSliceTarget);
   while (p.cluster < kMaxCluster && c.rows * p.cluster < 2 * int64_t(c.sm_count)) p.cluster *= 2;  // few rows
   const int64_t room = c.smem_budget - kStaticSmemReserve;
-  if (c.rows * p.cluster > 4 * int64_t(c.sm_count)) {  // waves of clusters: sweep instead
-    // Only while two slices leave room for three CTAs an SM: fewer CTAs lose more to
-    // each one's passes and barriers than the second buffer gains.
-    const int cluster = cluster_for(nvec, kSweepSliceTarget);
-    const int64_t slice = ceil_div(nvec, cluster) * 16;
-    if (slice <= kSweepSliceTarget) {
-      p.cluster = cluster;
-      p.stages = 2;
-      p.slice_bytes = int(slice);
-      return p;
-    }
-  }
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
   if (slice > room) return c.queue && queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
   p.slice_bytes = int(slice);
+  // Waves of clusters: the clusters the GPU holds sweep the rows instead, each refilling
+  // its slices as soon as it has written a row, with no cluster launched in between. On
+  // the H200, LogSoftmax [2048, 128256] went from 0.79 to 0.835 of copy (fp32) and
+  // from 0.76-0.79 to 0.84-0.86 (16-bit: clusters of 4 with 64 KB slices, against a
+  // sweep of clusters of 8 through two 32 KB slices a CTA), GroupNorm [8, 512, 128,
+  // 128] from 0.757 to 0.77-0.78 (docs/perf/cuda-kernels-h200.md, sixteenth round).
+  p.sweep = c.rows * p.cluster > 4 * int64_t(c.sm_count);
   return p;
 }
 
@@ -97,7 +89,7 @@ std::string RowPlan::template_args() const {
     case kReg:
       return std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(tpr) + ", " +
              std::to_string(rpc) + ", " + std::to_string(cluster);
-    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster) + ", " + std::to_string(stages);
+    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
     case kQueue: return std::to_string(vec) + ", " + std::to_string(tpr);
   }
@@ -108,7 +100,7 @@ std::string RowPlan::describe() const {
   // The slice size follows from the row length, which identities name separately.
   return kernel("").substr(1) + " v" + std::to_string(vec) + " i" + std::to_string(items) + " t" +
          std::to_string(tpr) + " r" + std::to_string(rpc) + " c" + std::to_string(cluster) +
-         (stages > 1 ? " s" + std::to_string(stages) : "");
+         (sweep ? " sweep" : "");
 }
 
 LaunchShape RowPlan::shape(int64_t rows) const {
@@ -119,16 +111,16 @@ LaunchShape RowPlan::shape(int64_t rows) const {
     return s;
   }
   int64_t groups = ceil_div(rows, rpc);
-  if (stages > 1 && resident > 0 && groups > resident) groups = resident;
+  if (sweep && resident > 0 && groups > resident) groups = resident;
   s.grid[0] = unsigned(groups * cluster);
   s.block[0] = unsigned(tpr * rpc);
   s.cluster = unsigned(cluster);
-  s.smem = unsigned(slice_bytes * stages);
+  s.smem = unsigned(slice_bytes);
   return s;
 }
 
 void RowPlan::fit_to(CUfunction f, int sm_count) {
-  if (form == kSmem && stages > 1) resident = resident_clusters(f, shape(1));
+  if (form == kSmem && sweep) resident = resident_clusters(f, shape(1));
   if (form == kQueue) resident = occupancy(f, tpr) * sm_count;
 }
 
@@ -167,13 +159,13 @@ namespace {
 // 2^21 lengths (that took minutes in the sanitizer build); neighbouring lengths mostly
 // share a plan, so only a change of plan is looked up.
 std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
-  typedef std::tuple<int, int, int, int, int, int, int> Key;
-  const auto key = [](const RowPlan& p) { return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.stages}; };
+  typedef std::tuple<int, int, int, int, int, int, bool> Key;
+  const auto key = [](const RowPlan& p) { return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep}; };
   std::vector<RowPlan> out;
   std::set<Key> seen;
   for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
     const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
-    Key previous{-1, 0, 0, 0, 0, 0, 0};
+    Key previous{-1, 0, 0, 0, 0, 0, false};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       const Key k = key(p);

@@ -17,11 +17,10 @@ struct RowPlan {
   int rpc = 1;          // rows per CTA
   int cluster = 1;      // CTAs per row
   int slice_bytes = 0;  // kSmem: a CTA's share of a row
-  // kSmem: slice buffers per CTA. 2: each cluster sweeps rows, loading the next while it
-  // works on this one (the grid is then the clusters the GPU holds at once, `resident`,
-  // which the kernel sets from the occupancy of its function once it is loaded). kQueue:
-  // the grid is `resident` CTAs.
-  int stages = 1;
+  // kSmem: the rows make waves of clusters, so the grid is instead the clusters the GPU
+  // holds at once, `resident` (set by fit_to once the kernel is loaded), each sweeping
+  // rows. kQueue: the grid is `resident` CTAs.
+  bool sweep = false;
   int resident = 0;
 
   // "<family>_reg", "<family>_smem", "<family>_loop" or "<family>_queue".
@@ -31,7 +30,7 @@ struct RowPlan {
   std::string describe() const;  // "reg v8 i4 t256 r1 c1"
   LaunchShape shape(int64_t rows) const;
   // Sets `resident` for the kernel `f` of this plan on a GPU of `sm_count` SMs (kSmem
-  // with 2 stages, kQueue; else nothing).
+  // that sweeps, kQueue; else nothing).
   void fit_to(CUfunction f, int sm_count);
 };
 
