@@ -67,12 +67,12 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
   if (slice > room) return c.queue && queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
   p.slice_bytes = int(slice);
-  // Waves of clusters: the clusters the GPU holds sweep the rows instead, each refilling
-  // its slices as soon as it has written a row, with no cluster launched in between. On
-  // the H200, LogSoftmax [2048, 128256] went from 0.79 to 0.835 of copy (fp32) and
-  // from 0.76-0.79 to 0.84-0.86 (16-bit: clusters of 4 with 64 KB slices, against a
-  // sweep of clusters of 8 through two 32 KB slices a CTA), GroupNorm [8, 512, 128,
-  // 128] from 0.757 to 0.77-0.78 (docs/perf/cuda-kernels-h200.md, sixteenth round).
+  // Waves of clusters: the clusters the GPU holds sweep the rows instead, each CTA
+  // refilling its slice as soon as it has written a row, with no cluster launched in
+  // between. On the H200, LogSoftmax [2048, 128256] went from 0.79 to 0.835 of copy
+  // (fp32) and from 0.75-0.79 to 0.83-0.86 (16-bit: clusters of 4 with 64 KB slices,
+  // against a sweep of clusters of 8 through two 32 KB slices a CTA), GroupNorm [8,
+  // 512, 128, 128] from 0.757 to 0.78 (docs/perf/cuda-kernels-h200.md, sixteenth round).
   p.sweep = c.rows * p.cluster > 4 * int64_t(c.sm_count);
   return p;
 }
