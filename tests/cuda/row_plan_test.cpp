@@ -1,6 +1,7 @@
 // How row kernels (norms, softmax along the last dim) lay rows out: the register,
-// cluster, shared-memory (a cluster per row, or clusters sweeping rows), queue (norms) and loop forms,
-// chosen from the row length, the row count and the device, without a GPU.
+// cluster, shared-memory (a cluster per row, or clusters sweeping rows), queue (norms)
+// and loop forms, chosen from the row length, the row count and the device, without a
+// GPU.
 #include "ops/rows.hpp"
 
 #include <doctest/doctest.h>
@@ -76,7 +77,7 @@ TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CT
   CHECK(s.smem == unsigned(4008 * 16));
   CHECK(p.shape(16).grid[0] == 16 * 4);  // fewer rows than resident clusters: a row each
   CHECK(hopper(128256, kBf16Vec, 200).sweep);  // the GPU cases' [200, 128256]
-  CHECK_FALSE(hopper(128256, kBf16Vec, 66).sweep);  // 528 CTAs: four an SM, no wave past
+  CHECK_FALSE(hopper(128256, kBf16Vec, 66).sweep);  // 264 CTAs in clusters of 4: two an SM, one wave
 }
 
 TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters of 8") {
