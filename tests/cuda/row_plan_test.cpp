@@ -57,7 +57,8 @@ TEST_CASE("few vocabulary rows: one row per cluster of 8 in shared memory") {
   const cuda::LaunchShape s = p.shape(64);
   CHECK(s.grid[0] == 64 * 8);
   CHECK(s.smem == unsigned(2004 * 16));
-  CHECK(p.template_args() == "256, 8");
+  CHECK(p.pieces == 1);  // one wave: nothing to refill
+  CHECK(p.template_args() == "256, 8, 1");
 }
 
 TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CTA") {
@@ -66,8 +67,9 @@ TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CT
   CHECK(p.cluster == 4);
   CHECK(p.sweep);
   CHECK(p.slice_bytes == 4008 * 16);
-  CHECK(p.describe() == "smem v8 i1 t256 r1 c4 sweep");
-  CHECK(p.template_args() == "256, 4");  // the kernel of a cluster per row
+  CHECK(p.pieces == 2);  // each half refills with the next row once written
+  CHECK(p.describe() == "smem v8 i1 t256 r1 c4 sweep p2");
+  CHECK(p.template_args() == "256, 4, 2");
   // Before the kernel is loaded nothing caps the grid; after, the resident clusters do.
   CHECK(p.shape(2048).grid[0] == 2048 * 4);
   p.resident = 90;
@@ -86,7 +88,7 @@ TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters 
   CHECK(fp32.sweep);
   CHECK(fp32.cluster == 8);
   CHECK(fp32.slice_bytes == 4008 * 16);
-  CHECK(fp32.template_args() == "256, 8");
+  CHECK(fp32.template_args() == "256, 8, 2");
   const cuda::RowPlan group = hopper(16 * 128 * 128, kBf16Vec, 8 * 32);  // GroupNorm [8, 512, 128, 128], 32 groups
   CHECK(group.form == cuda::RowPlan::kSmem);
   CHECK(group.sweep);

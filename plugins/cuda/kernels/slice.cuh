@@ -3,9 +3,9 @@
 // then the output) reads shared memory. CLUSTER CTAs split a row into contiguous slices
 // of whole 16-byte vectors; with up to 8 CTAs of ~200 KB a row of up to ~1.6 MB stays on
 // chip. When there are more rows than resident clusters, each cluster may sweep several
-// rows: with one stage (softmax, the norms) a slice refills with the next row once the
-// CTA has read the last of this one; with more (cumsum's staged rows) the next rows load
-// while this one is worked on.
+// rows: with one stage (softmax, the norms) each piece of a slice refills with the next
+// row once the CTA has read the last of it in this one; with more (cumsum's staged rows)
+// the next rows load while this one is worked on.
 #pragma once
 #include "common.cuh"
 
@@ -27,52 +27,70 @@ struct SliceRange {
   }
 };
 
-// STAGES buffers of `bytes` each (a multiple of 16) in a CTA's dynamic shared memory,
-// each filled from global memory by the bulk copy engine and signalled on its own
-// mbarrier. With more than one stage a CTA that works through several rows has its next
-// rows' slices streaming in while it works on this one.
+// STAGES buffers of a CTA's slice each (`count` 16-byte vectors) in its dynamic shared
+// memory, filled from global memory by the bulk copy engine. Each buffer is PIECES
+// contiguous pieces, each signalled on its own mbarrier, so a CTA can start on the first
+// piece of a row while the rest lands, and refill a piece with the next row as soon as
+// it has written this row's. With more than one stage a CTA that works through several
+// rows has its next rows' slices streaming in while it works on this one.
 // Stage s serves the CTA's rows s, s + STAGES, ...: its n-th use waits for parity n & 1.
-template <int STAGES>
+template <int STAGES, int PIECES>
 struct SliceStages {
+  // Four pieces measured slower than one or two on the H200 (sixteenth session).
+  static_assert(PIECES == 1 || PIECES == 2, "a piece is released on named barrier 1 + piece (piece_barrier)");
   u32* base;
-  u32 bytes;
-  u64* bars;  // STAGES distinct __shared__ words
+  u32 vecs;        // a stage's vectors
+  u32 piece_vecs;  // a piece's (the last pieces may hold fewer, or none)
+  u64* bars;       // STAGES * PIECES distinct __shared__ words: piece q of stage s at s * PIECES + q
 
   // Every thread of the CTA constructs it (the barriers are ready when it returns).
-  __device__ __forceinline__ SliceStages(u32* smem, u32 slice_bytes, u64* barriers)
-      : base(smem), bytes(slice_bytes), bars(barriers) {
+  __device__ __forceinline__ SliceStages(u32* smem, int count, u64* barriers)
+      : base(smem), vecs(u32(count)), piece_vecs((u32(count) + PIECES - 1) / PIECES), bars(barriers) {
     if (threadIdx.x == 0) {
 #pragma unroll
-      for (int s = 0; s < STAGES; ++s)
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bars + s)) : "memory");
+      for (int b = 0; b < STAGES * PIECES; ++b)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bars + b)) : "memory");
       // Makes the initialised barriers visible to the copy engine (the async proxy).
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
   }
 
-  __device__ __forceinline__ u32* at(int stage) const { return base + u32(stage) * (bytes / 4); }
+  __device__ __forceinline__ u32* at(int stage) const { return base + u32(stage) * vecs * 4; }
+  // The first vector of piece q (q == PIECES: the stage's end).
+  __device__ __forceinline__ int piece_begin(int q) const {
+    const u32 b = u32(q) * piece_vecs;
+    return int(b < vecs ? b : vecs);
+  }
 
-  // Thread 0 only: starts filling `stage` from `src` (16-byte aligned). The CTA must be
-  // done reading the stage (a __syncthreads after its last read).
-  __device__ __forceinline__ void fill(int stage, const void* src) const {
-    constexpr u32 kPiece = 32768;  // bytes per bulk copy instruction
-    const u32 b = smem_addr(bars + stage), dst = smem_addr(at(stage));
-    // Orders this CTA's earlier reads of the stage before the copy engine's writes.
+  // Thread 0 only: starts filling piece q of `stage` from `src` (the stage's row,
+  // 16-byte aligned). The CTA must be done reading the piece.
+  __device__ __forceinline__ void fill(int stage, int q, const void* src) const {
+    constexpr u32 kCopy = 32768;  // bytes per bulk copy instruction
+    const u32 lo = u32(piece_begin(q)) * 16, hi = u32(piece_begin(q + 1)) * 16;
+    if (lo == hi) return;
+    const u32 b = smem_addr(bars + stage * PIECES + q), dst = smem_addr(at(stage));
+    // Orders this CTA's earlier reads of the piece before the copy engine's writes.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes) : "memory");
-    for (u32 done = 0; done < bytes; done += kPiece) {
-      const u32 n = bytes - done < kPiece ? bytes - done : kPiece;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(hi - lo) : "memory");
+    for (u32 done = lo; done < hi; done += kCopy) {
+      const u32 n = hi - done < kCopy ? hi - done : kCopy;
       asm volatile(
           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst + done),
           "l"(static_cast<const char*>(src) + done), "r"(n), "r"(b)
           : "memory");
     }
   }
+  __device__ __forceinline__ void fill(int stage, const void* src) const {
+#pragma unroll
+    for (int q = 0; q < PIECES; ++q) fill(stage, q, src);
+  }
 
-  // Returns once the fill of `stage` for its `use`-th row (counting from 0) has landed.
-  __device__ __forceinline__ void wait(int stage, u32 use) const {
-    const u32 b = smem_addr(bars + stage), parity = use & 1;
+  // Returns once piece q of `stage`, filled for its `use`-th row (counting from 0), has
+  // landed.
+  __device__ __forceinline__ void wait(int stage, int q, u32 use) const {
+    if (piece_begin(q) == piece_begin(q + 1)) return;  // an empty piece is never filled
+    const u32 b = smem_addr(bars + stage * PIECES + q), parity = use & 1;
     u32 landed = 0;
     while (!landed)
       asm volatile(
@@ -91,35 +109,59 @@ struct RowSweep {
   __device__ __forceinline__ bool has(u32 n) const { return nth(n) < rows; }
 };
 
+// Waits at (`sync`) or arrives at the named barrier of piece q (< 2) with the CTA's
+// blockDim.x threads: barrier 1 + q, as an immediate. A barrier number in a register
+// makes ptxas reserve all 16 of the CTA's barriers ("used 16 barriers"), which seems to
+// let fewer CTAs share an SM: softmax [64, 128256] bf16 in two pieces took 17.0 µs that
+// way, 15.9 with immediates, on the H200.
+__device__ __forceinline__ void piece_barrier(int q, bool sync) {
+  const u32 threads = blockDim.x;
+  if (q == 0) {
+    if (sync) asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+    else asm volatile("bar.arrive 1, %0;" ::"r"(threads) : "memory");
+  } else {
+    if (sync) asm volatile("bar.sync 2, %0;" ::"r"(threads) : "memory");
+    else asm volatile("bar.arrive 2, %0;" ::"r"(threads) : "memory");
+  }
+}
+
 // A cluster's sweep over rows of `len` elements of T, each row held in shared memory:
-// this CTA's range of every row, the rows its cluster takes, and STAGES slices filled
-// ahead (the first STAGES rows from construction on). Every thread of the CTA
-// constructs it and calls slice(n) then done(n) for each row n in turn.
-template <class T, int CLUSTER, int STAGES>
+// this CTA's range of every row, the rows its cluster takes, and STAGES slices of PIECES
+// pieces filled ahead (the first STAGES rows from construction on). Every thread of the
+// CTA constructs it. For each row n in turn, every thread either calls slice(n) and, after
+// its last read, done(n); or, piece by piece, wait(n, q) before its first read of piece q
+// and release(n, q) after its last.
+template <class T, int CLUSTER, int STAGES, int PIECES = 1>
 struct SlicedRows {
   SliceRange<CLUSTER> range;
   RowSweep rows;
-  SliceStages<STAGES> stages;
+  SliceStages<STAGES, PIECES> stages;
   const T* src;  // this CTA's range of row 0
   i64 len;
 
   __device__ __forceinline__ SlicedRows(const void* x, i64 row_len, i64 row_count, u32 rank, u32* smem, u64* bars)
       : range(row_len * i64(sizeof(T)) / 16, rank),
         rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, row_count},
-        stages(smem, u32(range.count) * 16, bars),
+        stages(smem, range.count, bars),
         src(static_cast<const T*>(x) + range.begin * (16 / i64(sizeof(T)))),
         len(row_len) {
-    if (threadIdx.x == 0 && range.count > 0)
+    if (threadIdx.x == 0)
 #pragma unroll
       for (int s = 0; s < STAGES; ++s)
         if (rows.has(s)) stages.fill(s, src + rows.nth(s) * len);
   }
 
-  // This CTA's slice of row n, once it has landed.
+  // Row n's slice, whether or not it has landed.
+  __device__ __forceinline__ const u32* at(u32 n) const { return stages.at(int(n % STAGES)); }
+  // The vectors [piece_begin(q), piece_begin(q + 1)) of the slice are piece q.
+  __device__ __forceinline__ int piece_begin(int q) const { return stages.piece_begin(q); }
+  __device__ __forceinline__ void wait(u32 n, int q) const { stages.wait(int(n % STAGES), q, n / STAGES); }
+
+  // This CTA's slice of row n, once all of it has landed.
   __device__ __forceinline__ const u32* slice(u32 n) const {
-    const int stage = int(n % STAGES);
-    if (range.count > 0) stages.wait(stage, n / STAGES);
-    return stages.at(stage);
+#pragma unroll
+    for (int q = 0; q < PIECES; ++q) wait(n, q);
+    return at(n);
   }
 
   // After the CTA's last read of row n's slice: its stage starts filling with row
@@ -127,7 +169,20 @@ struct SlicedRows {
   __device__ __forceinline__ void done(u32 n) const {
     if (rows.has(n + STAGES)) {
       __syncthreads();  // the stage is free once every thread has read it
-      if (threadIdx.x == 0 && range.count > 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len);
+      if (threadIdx.x == 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len);
+    }
+  }
+
+  // After this thread's last read of piece q of row n: once every warp of the CTA has
+  // read it, the piece starts filling with row n + STAGES. Warp 0 waits for the others
+  // (named barrier 1 + q over the CTA's blockDim.x threads); they go on without waiting.
+  __device__ __forceinline__ void release(u32 n, int q) const {
+    if (!rows.has(n + STAGES)) return;
+    if (threadIdx.x < 32) {
+      piece_barrier(q, true);
+      if (threadIdx.x == 0) stages.fill(int(n % STAGES), q, src + rows.nth(n + STAGES) * len);
+    } else {
+      piece_barrier(q, false);
     }
   }
 };

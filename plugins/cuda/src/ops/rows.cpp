@@ -74,6 +74,13 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   // against a sweep of clusters of 8 through two 32 KB slices a CTA), GroupNorm [8,
   // 512, 128, 128] from 0.757 to 0.78 (docs/perf/cuda-kernels-h200.md, sixteenth round).
   p.sweep = c.rows * p.cluster > 4 * int64_t(c.sm_count);
+  // A sweeping CTA refills the first half of its slice with its next row while it
+  // writes the second half of this one (SlicedRows::release): on the H200 LogSoftmax
+  // [2048, 128256] fp32 0.84 -> 0.85 of copy, bf16 0.81 -> 0.84, GroupNorm [8, 512, 128,
+  // 128] 0.76-0.77 -> 0.79-0.80. A cluster per row has nothing to refill, and there the
+  // second piece cost more than its overlap with the first gave: [64, 128256] bf16
+  // 15.1 -> 15.9 µs (docs/perf/cuda-kernels-h200.md, seventeenth round).
+  p.pieces = p.sweep ? 2 : 1;
   return p;
 }
 
@@ -89,7 +96,7 @@ std::string RowPlan::template_args() const {
     case kReg:
       return std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(tpr) + ", " +
              std::to_string(rpc) + ", " + std::to_string(cluster);
-    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster);
+    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster) + ", " + std::to_string(pieces);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
     case kQueue: return std::to_string(vec) + ", " + std::to_string(tpr);
   }
@@ -100,7 +107,7 @@ std::string RowPlan::describe() const {
   // The slice size follows from the row length, which identities name separately.
   return kernel("").substr(1) + " v" + std::to_string(vec) + " i" + std::to_string(items) + " t" +
          std::to_string(tpr) + " r" + std::to_string(rpc) + " c" + std::to_string(cluster) +
-         (sweep ? " sweep" : "");
+         (sweep ? " sweep" : "") + (pieces > 1 ? " p" + std::to_string(pieces) : "");
 }
 
 LaunchShape RowPlan::shape(int64_t rows) const {
@@ -159,13 +166,15 @@ namespace {
 // 2^21 lengths (that took minutes in the sanitizer build); neighbouring lengths mostly
 // share a plan, so only a change of plan is looked up.
 std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
-  typedef std::tuple<int, int, int, int, int, int, bool> Key;
-  const auto key = [](const RowPlan& p) { return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep}; };
+  typedef std::tuple<int, int, int, int, int, int, bool, int> Key;
+  const auto key = [](const RowPlan& p) {
+    return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep, p.pieces};
+  };
   std::vector<RowPlan> out;
   std::set<Key> seen;
   for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
     const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
-    Key previous{-1, 0, 0, 0, 0, 0, false};
+    Key previous{-1, 0, 0, 0, 0, 0, false, 0};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       const Key k = key(p);

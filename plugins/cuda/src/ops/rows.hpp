@@ -17,6 +17,7 @@ struct RowPlan {
   int rpc = 1;          // rows per CTA
   int cluster = 1;      // CTAs per row
   int slice_bytes = 0;  // kSmem: a CTA's share of a row
+  int pieces = 1;       // kSmem: the slice lands, and refills, in this many pieces
   // kSmem: the rows make waves of clusters, so the grid is instead the clusters the GPU
   // holds at once, `resident` (set by fit_to once the kernel is loaded), each sweeping
   // rows. kQueue: the grid is `resident` CTAs.
