@@ -117,7 +117,9 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
                         {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
                         {{2, 1500000}, {1500000}, true, true},  // the queue form, a short last piece
-                        {{200, 128256}, {128256}, true, true}};  // clusters sweeping rows, as softmax's
+                        {{200, 128256}, {128256}, true, true},  // clusters sweeping rows, as softmax's
+                        // a cluster a row; fp32 holds 5 vectors a thread in registers
+                        {{64, 152064}, {152064}, true, true}};
   for (DType d : kFloats)
     for (const Case& c : cases)
       check_against_cpu_ref("LayerNormFwdOp", {param("normalized_shape", c.normalized)},
@@ -158,7 +160,9 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
                         {{8, 1000, 2048}, 1},
                         // many long rows: the clusters the GPU holds sweep them, two to five
                         // rows a cluster (the slice's barrier reused past a parity wrap)
-                        {{200, 128256}, -1}};
+                        {{200, 128256}, -1},
+                        // a cluster a row; fp32 holds 2 and 5 vectors a thread in registers
+                        {{64, 128256}, -1}, {{64, 152064}, -1}};
   for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
     for (DType d : kFloats)
       for (const Case& c : cases)

@@ -58,7 +58,32 @@ TEST_CASE("few vocabulary rows: one row per cluster of 8 in shared memory") {
   CHECK(s.grid[0] == 64 * 8);
   CHECK(s.smem == unsigned(2004 * 16));
   CHECK(p.pieces == 1);  // one wave: nothing to refill
-  CHECK(p.template_args() == "256, 8, 1");
+  CHECK(p.held == 0);  // 512 CTAs of 32 KB: six an SM, one wave
+  CHECK(p.template_args() == "256, 8, 1, 0");
+}
+
+TEST_CASE("a cluster a row whose slices would make two waves holds part of each in registers") {
+  // [64, 128256] fp32: 513 KB rows, 64 KB slices in clusters of 8; three such CTAs fit an
+  // SM (396 on the H200), four of 55 KB (528) do: 2 vectors a thread (8 KB) in registers.
+  const cuda::RowPlan vocab = hopper(128256, kF32Vec, 64);
+  CHECK(vocab.form == cuda::RowPlan::kSmem);
+  CHECK(vocab.cluster == 8);
+  CHECK_FALSE(vocab.sweep);
+  CHECK(vocab.held == 2);
+  CHECK(vocab.slice_bytes == 4008 * 16 - 2 * 256 * 16);
+  CHECK(vocab.shape(64).smem == unsigned(vocab.slice_bytes));
+  CHECK(vocab.describe() == "smem v4 i1 t256 r1 c8 h2");
+  CHECK(vocab.template_args() == "256, 8, 1, 2");
+  // [64, 152064] fp32: 76 KB slices, 20 KB over: 5 vectors a thread.
+  CHECK(hopper(152064, kF32Vec, 64).held == 5);
+  // Registers cannot make up 100 KB slices' 44 KB (two waves stay); 16-bit vocabulary
+  // rows fit without.
+  const cuda::RowPlan wide = hopper(200000, kF32Vec, 64);
+  CHECK(wide.form == cuda::RowPlan::kSmem);
+  CHECK(wide.held == 0);
+  CHECK(hopper(128256, kBf16Vec, 64).held == 0);
+  // Fewer rows: three CTAs an SM suffice.
+  CHECK(hopper(128256, kF32Vec, 40).held == 0);
 }
 
 TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CTA") {
@@ -69,7 +94,7 @@ TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CT
   CHECK(p.slice_bytes == 4008 * 16);
   CHECK(p.pieces == 2);  // each half refills with the next row once written
   CHECK(p.describe() == "smem v8 i1 t256 r1 c4 sweep p2");
-  CHECK(p.template_args() == "256, 4, 2");
+  CHECK(p.template_args() == "256, 4, 2, 0");
   // Before the kernel is loaded nothing caps the grid; after, the resident clusters do.
   CHECK(p.shape(2048).grid[0] == 2048 * 4);
   p.resident = 90;
@@ -88,7 +113,7 @@ TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters 
   CHECK(fp32.sweep);
   CHECK(fp32.cluster == 8);
   CHECK(fp32.slice_bytes == 4008 * 16);
-  CHECK(fp32.template_args() == "256, 8, 2");
+  CHECK(fp32.template_args() == "256, 8, 2, 0");
   const cuda::RowPlan group = hopper(16 * 128 * 128, kBf16Vec, 8 * 32);  // GroupNorm [8, 512, 128, 128], 32 groups
   CHECK(group.form == cuda::RowPlan::kSmem);
   CHECK(group.sweep);
@@ -128,7 +153,7 @@ TEST_CASE("the program lists hold every plan a row length can take, each once") 
         for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, queue)) listed.insert(p.describe());
         CHECK(listed.size() == cuda::all_row_plans(vec, 90, fallback, true, queue).size());
         std::string missing;  // the first length whose plan is not listed
-        for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
+        for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
           const cuda::RowContext c{90, rows, kSms, kH200Smem, queue};
           for (int64_t nvec = 1; missing.empty() && nvec <= (int64_t(1) << 20); nvec += nvec < 4096 ? 1 : 61) {
             const cuda::RowPlan p = fallback ? cuda::fallback_rows(nvec, c) : cuda::plan_rows(nvec * vec, vec, c);

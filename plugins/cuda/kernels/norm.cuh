@@ -192,8 +192,10 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
 }
 
 // Dynamic shared memory: this CTA's slice of a row; the grid's clusters sweep the rows
-// (slice.cuh). Not for the fused add, which also reads and writes the residual.
-template <class T, int KIND, int TPR, int CLUSTER, int PIECES>
+// (slice.cuh). REGS > 0: the first REGS * TPR vectors of the CTA's share of a row stay in
+// registers instead (HeldVectors). Not for the fused add, which also reads and writes
+// the residual.
+template <class T, int KIND, int TPR, int CLUSTER, int PIECES, int REGS>
 __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
   constexpr int V = 16 / int(sizeof(T));
@@ -202,34 +204,41 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   __shared__ u64 bars[PIECES];
   __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, 1, PIECES> sweep(p.x, p.cols, p.rows, g.rank, slices, bars);
+  const SlicedRows<T, CLUSTER, 1, PIECES> sweep(p.x, p.cols, p.rows, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 row = sweep.rows.nth(n);
+    const HeldVectors<T, REGS, TPR> held(static_cast<const T*>(p.x) + row * p.cols + r.begin * V, sweep.kept,
+                                         g.lane);
     const float shift = row_shift<T, KIND>(p, row);
     const u32* slice = sweep.at(n);
     Sum2 acc = {0.f, 0.f};
+    const auto add = [&](const Vec<T, V>& v, int) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+    };
+    held.each(add);
 #pragma unroll 1
     for (int q = 0; q < PIECES; ++q) {  // piece by piece as they land
       sweep.wait(n, q);
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR) {
-        const Vec<T, V> v = slice_vec<T, V>(slice, i);
-#pragma unroll
-        for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
-      }
+      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
+        add(slice_vec<T, V>(slice, i), i);
     }
     float mean, scale;
     finish_stats<KIND>(g.reduce(acc, SumOp(), buf[n & 1]), shift, float(p.cols), p.eps, mean, scale);
     const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
     T* y = static_cast<T*>(p.y) + row * p.cols;
+    const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
+      const i64 e = (r.begin + i) * V;
+      Affine<T, KIND, V> affine;
+      affine.load(p, c0, e);
+      affine.apply(p, v, mean, scale, y + e);
+    };
+    held.each(write);
 #pragma unroll  // release takes its barrier number as an immediate
     for (int q = 0; q < PIECES; ++q) {
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR) {
-        const i64 e = (r.begin + i) * V;
-        Affine<T, KIND, V> affine;
-        affine.load(p, c0, e);
-        affine.apply(p, slice_vec<T, V>(slice, i), mean, scale, y + e);
-      }
+      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
+        write(slice_vec<T, V>(slice, i), sweep.kept + i);
       sweep.release(n, q);  // the piece refills with the cluster's next row
     }
   }

@@ -5,7 +5,9 @@
 // chip. When there are more rows than resident clusters, each cluster may sweep several
 // rows: with one stage (softmax, the norms) each piece of a slice refills with the next
 // row once the CTA has read the last of it in this one; with more (cumsum's staged rows)
-// the next rows load while this one is worked on.
+// the next rows load while this one is worked on. Rows that a cluster each could hold
+// in one wave but for their slices' size keep the first vectors of each CTA's share in
+// registers (HeldVectors).
 #pragma once
 #include "common.cuh"
 
@@ -125,25 +127,30 @@ __device__ __forceinline__ void piece_barrier(int q, bool sync) {
   }
 }
 
-// A cluster's sweep over rows of `len` elements of T, each row held in shared memory:
-// this CTA's range of every row, the rows its cluster takes, and STAGES slices of PIECES
-// pieces filled ahead (the first STAGES rows from construction on). Every thread of the
-// CTA constructs it. For each row n in turn, every thread either calls slice(n) and, after
-// its last read, done(n); or, piece by piece, wait(n, q) before its first read of piece q
-// and release(n, q) after its last.
+// A cluster's sweep over rows of `len` elements of T, each row held on chip: this CTA's
+// range of every row, the rows its cluster takes, and STAGES slices of PIECES pieces
+// filled ahead (the first STAGES rows from construction on). The first `kept` vectors of
+// the range the kernel loads into registers itself (rows that shared memory alone could
+// not hold in one wave); the slice holds the rest, vector i of the slice being vector
+// kept + i of the range. Every thread of the CTA constructs it. For each row n in turn,
+// every thread either calls slice(n) and, after its last read, done(n); or, piece by
+// piece, wait(n, q) before its first read of piece q and release(n, q) after its last.
 template <class T, int CLUSTER, int STAGES, int PIECES = 1>
 struct SlicedRows {
   SliceRange<CLUSTER> range;
+  int kept;
   RowSweep rows;
   SliceStages<STAGES, PIECES> stages;
-  const T* src;  // this CTA's range of row 0
+  const T* src;  // this CTA's slice of row 0
   i64 len;
 
-  __device__ __forceinline__ SlicedRows(const void* x, i64 row_len, i64 row_count, u32 rank, u32* smem, u64* bars)
+  __device__ __forceinline__ SlicedRows(const void* x, i64 row_len, i64 row_count, u32 rank, u32* smem, u64* bars,
+                                        int in_registers = 0)
       : range(row_len * i64(sizeof(T)) / 16, rank),
+        kept(range.count < in_registers ? range.count : in_registers),
         rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, row_count},
-        stages(smem, range.count, bars),
-        src(static_cast<const T*>(x) + range.begin * (16 / i64(sizeof(T)))),
+        stages(smem, range.count - kept, bars),
+        src(static_cast<const T*>(x) + (range.begin + kept) * (16 / i64(sizeof(T)))),
         len(row_len) {
     if (threadIdx.x == 0)
 #pragma unroll
@@ -184,6 +191,32 @@ struct SlicedRows {
     } else {
       piece_barrier(q, false);
     }
+  }
+};
+
+// The first vectors of a CTA's range of a row that SlicedRows leaves to registers
+// (`kept`, at most REGS * TPR): vector j * TPR + lane of the range is v[j] of thread
+// `lane`. Loaded before the slice is waited for, so both are in flight together.
+template <class T, int REGS, int TPR>
+struct HeldVectors {
+  static constexpr int V = 16 / int(sizeof(T));
+  Vec<T, V> v[REGS > 0 ? REGS : 1];
+  int kept;
+  u32 lane;
+
+  // `range`: the CTA's first vector of the row.
+  __device__ __forceinline__ HeldVectors(const T* range, int kept_vectors, u32 thread) : kept(kept_vectors), lane(thread) {
+#pragma unroll
+    for (int j = 0; j < REGS; ++j)
+      if (index(j) < kept) v[j] = load<T, V>(range + i64(index(j)) * V);
+  }
+  __device__ __forceinline__ int index(int j) const { return j * TPR + int(lane); }
+  // f(vector, its index in the range) for each vector this thread holds.
+  template <class F>
+  __device__ __forceinline__ void each(F f) const {
+#pragma unroll
+    for (int j = 0; j < REGS; ++j)
+      if (index(j) < kept) f(v[j], index(j));
   }
 };
 

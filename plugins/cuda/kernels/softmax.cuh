@@ -111,8 +111,9 @@ struct MaxSumOp {
 
 // Dynamic shared memory: this CTA's slice of a row. The grid's clusters sweep the rows
 // (a cluster per row, or fewer clusters each taking several rows in turn). Each thread
-// gathers a (max, sum) pair, so the cluster reduces once per row.
-template <class T, int LOG, int TPR, int CLUSTER, int PIECES>
+// gathers a (max, sum) pair, so the cluster reduces once per row. REGS > 0: the first
+// REGS * TPR vectors of the CTA's share of a row stay in registers instead (HeldVectors).
+template <class T, int LOG, int TPR, int CLUSTER, int PIECES, int REGS>
 __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, CLUSTER> Group;
@@ -120,14 +121,20 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   __shared__ u64 bars[PIECES];
   __shared__ MaxSum buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, 1, PIECES> sweep(p.x, p.len, p.outer, g.rank, slices, bars);
+  const SlicedRows<T, CLUSTER, 1, PIECES> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
+    const i64 first = sweep.rows.nth(n) * p.len + r.begin * V;  // the CTA's first element of the row
+    const HeldVectors<T, REGS, TPR> held(static_cast<const T*>(p.x) + first, sweep.kept, g.lane);
     const u32* slice = sweep.at(n);
     // The thread's own maximum first, piece by piece as they land, then its sum against
     // it: no rescaling per vector, and the cluster still reduces once, combining (max,
     // sum) pairs.
     float m = neg_inf();
+    held.each([&](const Vec<T, V>& v, int) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
+    });
 #pragma unroll 1
     for (int q = 0; q < PIECES; ++q) {
       sweep.wait(n, q);
@@ -139,24 +146,27 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
     }
     const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
     float sum = 0.f;
-    for (int i = int(g.lane); i < r.count; i += TPR) {
-      const Vec<T, V> v = slice_vec<T, V>(slice, i);
+    const auto add = [&](const Vec<T, V>& v, int) {
 #pragma unroll
       for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
-    }
+    };
+    held.each(add);
+    for (int i = int(g.lane); i < r.count - sweep.kept; i += TPR) add(slice_vec<T, V>(slice, i), i);
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
     const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
-    T* y = static_cast<T*>(p.y) + sweep.rows.nth(n) * p.len + r.begin * V;
+    T* y = static_cast<T*>(p.y) + first;
+    const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
+      float out[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), tot.m, inv_s, log_s);
+      store_float<T, V>(y + i64(i) * V, out);
+    };
+    held.each(write);
 #pragma unroll  // release takes its barrier number as an immediate
     for (int q = 0; q < PIECES; ++q) {
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR) {
-        const Vec<T, V> v = slice_vec<T, V>(slice, i);
-        float out[V];
-#pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), tot.m, inv_s, log_s);
-        store_float<T, V>(y + i64(i) * V, out);
-      }
+      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
+        write(slice_vec<T, V>(slice, i), sweep.kept + i);
       sweep.release(n, q);  // the piece refills with the cluster's next row
     }
   }

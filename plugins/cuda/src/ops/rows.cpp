@@ -21,6 +21,12 @@ constexpr int kQueueThreads = 256;  // the queue form: TILEOPS_CUDA_QUEUE_VECS /
 constexpr int64_t kSliceTarget = 64 << 10;
 constexpr int64_t kStaticSmemReserve = 1 << 10;
 constexpr int64_t kH100SmemBudget = 227 << 10;  // the opt-in limit of sm_90 parts
+constexpr int64_t kSm90SmemPerSm = 228 << 10;
+constexpr int64_t kCtaSmemReserve = 1 << 10;  // what the driver sets aside a CTA (sm_80 and later)
+constexpr int kMaxSmCtas = 2048 / kClusterThreads;  // the threads an SM holds
+// kSmem held vectors: 5 take the fp32 softmax to 64 registers a thread (ptxas), which
+// four CTAs of 256 threads an SM still fit.
+constexpr int kMaxHeld = 5;
 
 RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
@@ -55,6 +61,22 @@ int cluster_for(int64_t nvec, int64_t slice_target) {
   return int(clamp(pow2_ceil(ceil_div(nvec * 16, slice_target)), 1, kMaxCluster));
 }
 
+// Rows of a cluster each whose slices make more than one wave of CTAs though their
+// clusters would fit at once with smaller slices (fp32 vocabulary rows: [64, 128256] is
+// 33 MB, more than the H200's shared memory): the 16-byte vectors a thread keeps in
+// registers, before its slice, so that the slices shrink to one wave. 0 when the
+// slices fit, or when registers cannot make up the difference. On the H200: Softmax [64,
+// 128256] fp32 26.3 -> 24.1 µs (0.68 -> 0.745 of copy), LogSoftmax [64, 152064] fp32
+// 29.5 -> 27.4 µs (0.70 -> 0.756) (docs/perf/cuda-kernels-h200.md, seventeenth round).
+int held_vectors(int64_t slice, int64_t ctas, const RowContext& c) {
+  const int64_t per_sm = ceil_div(ctas, c.sm_count);
+  if (per_sm > kMaxSmCtas) return 0;
+  const int64_t fits = kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
+  if (slice <= fits) return 0;
+  const int64_t held = ceil_div(slice - fits, int64_t(kClusterThreads) * 16);
+  return held <= kMaxHeld ? int(held) : 0;
+}
+
 // The row in the shared memory of a cluster, or the loop form when it does not fit.
 RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
@@ -66,7 +88,7 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   const int64_t room = c.smem_budget - kStaticSmemReserve;
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
   if (slice > room) return c.queue && queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
-  p.slice_bytes = int(slice);
+
   // Waves of clusters: the clusters the GPU holds sweep the rows instead, each CTA
   // refilling its slice as soon as it has written a row, with no cluster launched in
   // between. On the H200, LogSoftmax [2048, 128256] went from 0.79 to 0.835 of copy
@@ -81,6 +103,10 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   // second piece cost more than its overlap with the first gave: [64, 128256] bf16
   // 15.1 -> 15.9 µs (docs/perf/cuda-kernels-h200.md, seventeenth round).
   p.pieces = p.sweep ? 2 : 1;
+  // A cluster a row: all rows at once, in one wave. Where the slices are too large for
+  // that, registers hold part of each.
+  if (!p.sweep) p.held = held_vectors(slice, c.rows * p.cluster, c);
+  p.slice_bytes = int(slice - int64_t(p.held) * p.tpr * 16);
   return p;
 }
 
@@ -96,7 +122,9 @@ std::string RowPlan::template_args() const {
     case kReg:
       return std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(tpr) + ", " +
              std::to_string(rpc) + ", " + std::to_string(cluster);
-    case kSmem: return std::to_string(tpr) + ", " + std::to_string(cluster) + ", " + std::to_string(pieces);
+    case kSmem:
+      return std::to_string(tpr) + ", " + std::to_string(cluster) + ", " + std::to_string(pieces) + ", " +
+             std::to_string(held);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
     case kQueue: return std::to_string(vec) + ", " + std::to_string(tpr);
   }
@@ -107,7 +135,8 @@ std::string RowPlan::describe() const {
   // The slice size follows from the row length, which identities name separately.
   return kernel("").substr(1) + " v" + std::to_string(vec) + " i" + std::to_string(items) + " t" +
          std::to_string(tpr) + " r" + std::to_string(rpc) + " c" + std::to_string(cluster) +
-         (sweep ? " sweep" : "") + (pieces > 1 ? " p" + std::to_string(pieces) : "");
+         (sweep ? " sweep" : "") + (pieces > 1 ? " p" + std::to_string(pieces) : "") +
+         (held > 0 ? " h" + std::to_string(held) : "");
 }
 
 LaunchShape RowPlan::shape(int64_t rows) const {
@@ -161,20 +190,20 @@ RowPlan fallback_rows(int64_t cols, const RowContext& c) { return loop_plan(cols
 
 namespace {
 
-// Every distinct plan for row lengths of 1 .. 2^20 vectors, one row or 2^20 rows. A plan
+// Every distinct plan for row lengths of 1 .. 2^20 vectors, of 1, 64, 128 or 2^20 rows. A plan
 // is told apart by what describe() prints, without building the string for each of the
 // 2^21 lengths (that took minutes in the sanitizer build); neighbouring lengths mostly
 // share a plan, so only a change of plan is looked up.
 std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
-  typedef std::tuple<int, int, int, int, int, int, bool, int> Key;
+  typedef std::tuple<int, int, int, int, int, int, bool, int, int> Key;
   const auto key = [](const RowPlan& p) {
-    return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep, p.pieces};
+    return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep, p.pieces, p.held};
   };
   std::vector<RowPlan> out;
   std::set<Key> seen;
-  for (int64_t rows : {int64_t(1), int64_t(1) << 20}) {
+  for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {  // 64, 128: clusters of 8, 4 that hold vectors
     const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
-    Key previous{-1, 0, 0, 0, 0, 0, false, 0};
+    Key previous{-1, 0, 0, 0, 0, 0, false, 0, 0};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       const Key k = key(p);

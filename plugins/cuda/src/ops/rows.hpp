@@ -18,6 +18,7 @@ struct RowPlan {
   int cluster = 1;      // CTAs per row
   int slice_bytes = 0;  // kSmem: a CTA's share of a row
   int pieces = 1;       // kSmem: the slice lands, and refills, in this many pieces
+  int held = 0;         // kSmem: 16-byte vectors a thread keeps in registers, before the slice
   // kSmem: the rows make waves of clusters, so the grid is instead the clusters the GPU
   // holds at once, `resident` (set by fit_to once the kernel is loaded), each sweeping
   // rows. kQueue: the grid is `resident` CTAs.
@@ -56,8 +57,10 @@ RowPlan plan_rows(int64_t cols, int vec, const RowContext& context);
 RowPlan fallback_rows(int64_t cols, const RowContext& context);
 
 // Every distinct kernel plan_rows (or, with `fallback`, fallback_rows) can return for
-// rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors,
-// with (`smem`) or without a shared-memory budget, with or without the queue form.
+// rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors and
+// the row counts that make each form (a cluster a row, one that holds vectors in
+// registers, clusters that sweep), with (`smem`) or without a shared-memory budget, with
+// or without the queue form.
 std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue);
 
 }  // namespace tileops::cuda
