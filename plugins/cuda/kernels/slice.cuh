@@ -205,7 +205,8 @@ struct HeldVectors {
   u32 lane;
 
   // `range`: the CTA's first vector of the row.
-  __device__ __forceinline__ HeldVectors(const T* range, int kept_vectors, u32 thread) : kept(kept_vectors), lane(thread) {
+  __device__ __forceinline__ HeldVectors(const T* range, int kept_vectors, u32 thread)
+      : kept(kept_vectors), lane(thread) {
 #pragma unroll
     for (int j = 0; j < REGS; ++j)
       if (index(j) < kept) v[j] = load<T, V>(range + i64(index(j)) * V);

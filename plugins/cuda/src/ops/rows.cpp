@@ -23,7 +23,7 @@ constexpr int64_t kStaticSmemReserve = 1 << 10;
 constexpr int64_t kH100SmemBudget = 227 << 10;  // the opt-in limit of sm_90 parts
 constexpr int64_t kSm90SmemPerSm = 228 << 10;
 constexpr int64_t kCtaSmemReserve = 1 << 10;  // what the driver sets aside a CTA (sm_80 and later)
-constexpr int kMaxSmCtas = 2048 / kClusterThreads;  // the threads an SM holds
+constexpr int kMaxSmCtas = 2048 / kClusterThreads;  // CTAs of kClusterThreads an SM holds
 // kSmem held vectors: 5 take the fp32 softmax to 64 registers a thread (ptxas), which
 // four CTAs of 256 threads an SM still fit.
 constexpr int kMaxHeld = 5;
@@ -88,7 +88,6 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   const int64_t room = c.smem_budget - kStaticSmemReserve;
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
   if (slice > room) return c.queue && queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
-
   // Waves of clusters: the clusters the GPU holds sweep the rows instead, each CTA
   // refilling its slice as soon as it has written a row, with no cluster launched in
   // between. On the H200, LogSoftmax [2048, 128256] went from 0.79 to 0.835 of copy
@@ -190,10 +189,10 @@ RowPlan fallback_rows(int64_t cols, const RowContext& c) { return loop_plan(cols
 
 namespace {
 
-// Every distinct plan for row lengths of 1 .. 2^20 vectors, of 1, 64, 128 or 2^20 rows. A plan
-// is told apart by what describe() prints, without building the string for each of the
-// 2^21 lengths (that took minutes in the sanitizer build); neighbouring lengths mostly
-// share a plan, so only a change of plan is looked up.
+// Every distinct plan for row lengths of 1 .. 2^20 vectors, of 1, 64, 128 or 2^20 rows. A
+// plan is told apart by what describe() prints, without building the string for each of
+// the 2^22 lengths (that took minutes in the sanitizer build); neighbouring lengths
+// mostly share a plan, so only a change of plan is looked up.
 std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
   typedef std::tuple<int, int, int, int, int, int, bool, int, int> Key;
   const auto key = [](const RowPlan& p) {
@@ -201,7 +200,8 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
   };
   std::vector<RowPlan> out;
   std::set<Key> seen;
-  for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {  // 64, 128: clusters of 8, 4 that hold vectors
+  // 64 and 128 rows: clusters of 8 and of 4 a row that hold vectors in registers.
+  for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
     const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
     Key previous{-1, 0, 0, 0, 0, 0, false, 0, 0};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
