@@ -151,7 +151,12 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
     };
     held.each(add);
-    for (int i = int(g.lane); i < r.count - sweep.kept; i += TPR) add(slice_vec<T, V>(slice, i), i);
+    // The vectors of the max pass, piece by piece as there: a vector another thread saw
+    // could lie far above this thread's maximum, and its exp overflow.
+#pragma unroll 1
+    for (int q = 0; q < PIECES; ++q)
+      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
+        add(slice_vec<T, V>(slice, i), i);
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
     const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
