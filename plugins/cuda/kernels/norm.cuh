@@ -211,19 +211,13 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
     const HeldVectors<T, REGS, TPR> held(static_cast<const T*>(p.x) + row * p.cols + r.begin * V, sweep.kept,
                                          g.lane);
     const float shift = row_shift<T, KIND>(p, row);
-    const u32* slice = sweep.at(n);
     Sum2 acc = {0.f, 0.f};
     const auto add = [&](const Vec<T, V>& v, int) {
 #pragma unroll
       for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
     };
     held.each(add);
-#pragma unroll 1
-    for (int q = 0; q < PIECES; ++q) {  // piece by piece as they land
-      sweep.wait(n, q);
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
-        add(slice_vec<T, V>(slice, i), i);
-    }
+    sweep.each<TPR>(n, g.lane, add);
     float mean, scale;
     finish_stats<KIND>(g.reduce(acc, SumOp(), buf[n & 1]), shift, float(p.cols), p.eps, mean, scale);
     const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
@@ -235,12 +229,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
       affine.apply(p, v, mean, scale, y + e);
     };
     held.each(write);
-#pragma unroll  // release takes its barrier number as an immediate
-    for (int q = 0; q < PIECES; ++q) {
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
-        write(slice_vec<T, V>(slice, i), sweep.kept + i);
-      sweep.release(n, q);  // the piece refills with the cluster's next row
-    }
+    sweep.each_then_release<TPR>(n, g.lane, write);
   }
   g.finish();
 }

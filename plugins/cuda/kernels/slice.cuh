@@ -127,16 +127,29 @@ __device__ __forceinline__ void piece_barrier(int q, bool sync) {
   }
 }
 
+// Vector i of a slice in shared memory.
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
+  static_assert(Vec<T, V>::kBytes == 16, "slices hold 16-byte vectors");
+  Vec<T, V> v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3])
+               : "r"(smem_addr(slice + 4 * i)));
+  return v;
+}
+
 // A cluster's sweep over rows of `len` elements of T, each row held on chip: this CTA's
 // range of every row, the rows its cluster takes, and STAGES slices of PIECES pieces
 // filled ahead (the first STAGES rows from construction on). The first `kept` vectors of
 // the range the kernel loads into registers itself (rows that shared memory alone could
 // not hold in one wave); the slice holds the rest, vector i of the slice being vector
 // kept + i of the range. Every thread of the CTA constructs it. For each row n in turn,
-// every thread either calls slice(n) and, after its last read, done(n); or, piece by
-// piece, wait(n, q) before its first read of piece q and release(n, q) after its last.
+// every thread either calls slice(n) and, after its last read, done(n); or walks the
+// slice with each(n, ...) on every pass but the last, and each_then_release(n, ...) on
+// the last.
 template <class T, int CLUSTER, int STAGES, int PIECES = 1>
 struct SlicedRows {
+  static constexpr int kV = 16 / int(sizeof(T));
   SliceRange<CLUSTER> range;
   int kept;
   RowSweep rows;
@@ -150,7 +163,7 @@ struct SlicedRows {
         kept(range.count < in_registers ? range.count : in_registers),
         rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, row_count},
         stages(smem, range.count - kept, bars),
-        src(static_cast<const T*>(x) + (range.begin + kept) * (16 / i64(sizeof(T)))),
+        src(static_cast<const T*>(x) + (range.begin + kept) * kV),
         len(row_len) {
     if (threadIdx.x == 0)
 #pragma unroll
@@ -169,6 +182,33 @@ struct SlicedRows {
 #pragma unroll
     for (int q = 0; q < PIECES; ++q) wait(n, q);
     return at(n);
+  }
+
+  // f(vector, its index in the CTA's range) for each vector of row n's slice that thread
+  // `lane` of TPR takes, piece by piece as each lands. Every pass gives a thread the same
+  // vectors (softmax relies on it: a thread's sum is taken against its own maximum).
+  template <int TPR, class F>
+  __device__ __forceinline__ void each(u32 n, u32 lane, F f) const {
+    const u32* slice = at(n);
+#pragma unroll 1
+    for (int q = 0; q < PIECES; ++q) {
+      wait(n, q);
+      for (int i = piece_begin(q) + int(lane); i < piece_begin(q + 1); i += TPR)
+        f(slice_vec<T, kV>(slice, i), kept + i);
+    }
+  }
+  // The same, for the row's last pass: each piece refills with the cluster's next row
+  // once every thread has read it (release).
+  template <int TPR, class F>
+  __device__ __forceinline__ void each_then_release(u32 n, u32 lane, F f) const {
+    const u32* slice = at(n);
+#pragma unroll  // release takes its barrier number as an immediate
+    for (int q = 0; q < PIECES; ++q) {
+      wait(n, q);
+      for (int i = piece_begin(q) + int(lane); i < piece_begin(q + 1); i += TPR)
+        f(slice_vec<T, kV>(slice, i), kept + i);
+      release(n, q);
+    }
   }
 
   // After the CTA's last read of row n's slice: its stage starts filling with row
@@ -221,15 +261,5 @@ struct HeldVectors {
   }
 };
 
-// Vector i of a slice in shared memory.
-template <class T, int V>
-__device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
-  static_assert(Vec<T, V>::kBytes == 16, "slices hold 16-byte vectors");
-  Vec<T, V> v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3])
-               : "r"(smem_addr(slice + 4 * i)));
-  return v;
-}
 
 }  // namespace tileops_cuda

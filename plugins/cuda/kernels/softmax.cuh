@@ -126,24 +126,16 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 first = sweep.rows.nth(n) * p.len + r.begin * V;  // the CTA's first element of the row
     const HeldVectors<T, REGS, TPR> held(static_cast<const T*>(p.x) + first, sweep.kept, g.lane);
-    const u32* slice = sweep.at(n);
     // The thread's own maximum first, piece by piece as they land, then its sum against
     // it: no rescaling per vector, and the cluster still reduces once, combining (max,
     // sum) pairs.
     float m = neg_inf();
-    held.each([&](const Vec<T, V>& v, int) {
+    const auto take_max = [&](const Vec<T, V>& v, int) {
 #pragma unroll
       for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
-    });
-#pragma unroll 1
-    for (int q = 0; q < PIECES; ++q) {
-      sweep.wait(n, q);
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR) {
-        const Vec<T, V> v = slice_vec<T, V>(slice, i);
-#pragma unroll
-        for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
-      }
-    }
+    };
+    held.each(take_max);
+    sweep.each<TPR>(n, g.lane, take_max);
     const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
     float sum = 0.f;
     const auto add = [&](const Vec<T, V>& v, int) {
@@ -151,12 +143,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
     };
     held.each(add);
-    // The vectors of the max pass, piece by piece as there: a vector another thread saw
-    // could lie far above this thread's maximum, and its exp overflow.
-#pragma unroll 1
-    for (int q = 0; q < PIECES; ++q)
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
-        add(slice_vec<T, V>(slice, i), i);
+    sweep.each<TPR>(n, g.lane, add);
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
     const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
@@ -168,12 +155,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       store_float<T, V>(y + i64(i) * V, out);
     };
     held.each(write);
-#pragma unroll  // release takes its barrier number as an immediate
-    for (int q = 0; q < PIECES; ++q) {
-      for (int i = sweep.piece_begin(q) + int(g.lane); i < sweep.piece_begin(q + 1); i += TPR)
-        write(slice_vec<T, V>(slice, i), sweep.kept + i);
-      sweep.release(n, q);  // the piece refills with the cluster's next row
-    }
+    sweep.each_then_release<TPR>(n, g.lane, write);
   }
   g.finish();
 }
