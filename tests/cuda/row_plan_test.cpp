@@ -17,8 +17,11 @@ constexpr int kSms = 132;
 constexpr int64_t kH200Smem = 227 << 10;  // the opt-in shared memory of one CTA
 constexpr int kBf16Vec = 8, kF32Vec = 4;  // elements in a 16-byte vector
 
+constexpr int kSoftmaxHeld = 5, kNormHeld = 4;  // the families' caps (softmax.cpp, norm.cpp)
+
+// Softmax's rows (no queue form) on an H200.
 cuda::RowPlan hopper(int64_t cols, int vec, int64_t rows) {
-  return cuda::plan_rows(cols, vec, {90, rows, kSms, kH200Smem});
+  return cuda::plan_rows(cols, vec, {90, rows, kSms, kH200Smem, false, kSoftmaxHeld});
 }
 
 }  // namespace
@@ -84,6 +87,13 @@ TEST_CASE("a cluster a row whose slices would make two waves holds part of each 
   CHECK(hopper(128256, kBf16Vec, 64).held == 0);
   // Fewer rows: three CTAs an SM suffice.
   CHECK(hopper(128256, kF32Vec, 40).held == 0);
+  // The norms hold at most 4 (norm_smem's registers): [64, 152064] fp32 stays in two
+  // waves, [64, 140000] holds 4.
+  const cuda::RowContext norms{90, 64, kSms, kH200Smem, true, kNormHeld};
+  CHECK(cuda::plan_rows(152064, kF32Vec, norms).held == 0);
+  const cuda::RowPlan norm = cuda::plan_rows(140000, kF32Vec, norms);
+  CHECK(norm.form == cuda::RowPlan::kSmem);
+  CHECK(norm.held == 4);
 }
 
 TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CTA") {
@@ -149,12 +159,14 @@ TEST_CASE("the program lists hold every plan a row length can take, each once") 
   for (int vec : {kBf16Vec, kF32Vec, 1})
     for (bool queue : {false, true})
       for (bool fallback : {false, true}) {
+        const int held = queue ? kNormHeld : kSoftmaxHeld;
         std::set<std::string> listed;
-        for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, queue)) listed.insert(p.describe());
-        CHECK(listed.size() == cuda::all_row_plans(vec, 90, fallback, true, queue).size());
+        for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, queue, held))
+          listed.insert(p.describe());
+        CHECK(listed.size() == cuda::all_row_plans(vec, 90, fallback, true, queue, held).size());
         std::string missing;  // the first length whose plan is not listed
         for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
-          const cuda::RowContext c{90, rows, kSms, kH200Smem, queue};
+          const cuda::RowContext c{90, rows, kSms, kH200Smem, queue, held};
           for (int64_t nvec = 1; missing.empty() && nvec <= (int64_t(1) << 20); nvec += nvec < 4096 ? 1 : 61) {
             const cuda::RowPlan p = fallback ? cuda::fallback_rows(nvec, c) : cuda::plan_rows(nvec * vec, vec, c);
             if (!listed.count(p.describe()))

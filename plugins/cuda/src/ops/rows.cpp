@@ -24,9 +24,6 @@ constexpr int64_t kH100SmemBudget = 227 << 10;  // the opt-in limit of sm_90 par
 constexpr int64_t kSm90SmemPerSm = 228 << 10;
 constexpr int64_t kCtaSmemReserve = 1 << 10;  // what the driver sets aside a CTA (sm_80 and later)
 constexpr int kMaxSmCtas = 2048 / kClusterThreads;  // CTAs of kClusterThreads an SM holds
-// kSmem held vectors: 5 take the fp32 softmax to 64 registers a thread (ptxas), which
-// four CTAs of 256 threads an SM still fit.
-constexpr int kMaxHeld = 5;
 
 RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
@@ -74,7 +71,7 @@ int held_vectors(int64_t slice, int64_t ctas, const RowContext& c) {
   const int64_t fits = kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
   if (slice <= fits) return 0;
   const int64_t held = ceil_div(slice - fits, int64_t(kClusterThreads) * 16);
-  return held <= kMaxHeld ? int(held) : 0;
+  return held <= c.max_held ? int(held) : 0;
 }
 
 // The row in the shared memory of a cluster, or the loop form when it does not fit.
@@ -193,7 +190,7 @@ namespace {
 // plan is told apart by what describe() prints, without building the string for each of
 // the 2^22 lengths (that took minutes in the sanitizer build); neighbouring lengths
 // mostly share a plan, so only a change of plan is looked up.
-std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
+std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, int max_held) {
   typedef std::tuple<int, int, int, int, int, int, bool, int, int> Key;
   const auto key = [](const RowPlan& p) {
     return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep, p.pieces, p.held};
@@ -202,7 +199,7 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
   std::set<Key> seen;
   // 64 and 128 rows: clusters of 8 and of 4 a row that hold vectors in registers.
   for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
-    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue};
+    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue, max_held};
     Key previous{-1, 0, 0, 0, 0, 0, false, 0, 0};
     for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
@@ -217,15 +214,16 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
 
 }  // namespace
 
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue) {
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, int max_held) {
   // The program lists ask again for each op and dtype: each distinct question is
   // enumerated once.
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, bool, bool, bool>, std::vector<RowPlan>> answers;
+  static std::map<std::tuple<int, int, bool, bool, bool, int>, std::vector<RowPlan>> answers;
   const std::lock_guard<std::mutex> lock(mutex);
-  const auto question = std::make_tuple(vec, arch, fallback, smem, queue);
+  const auto question = std::make_tuple(vec, arch, fallback, smem, queue, max_held);
   auto it = answers.find(question);
-  if (it == answers.end()) it = answers.emplace(question, enumerate_row_plans(vec, arch, fallback, smem, queue)).first;
+  if (it == answers.end())
+    it = answers.emplace(question, enumerate_row_plans(vec, arch, fallback, smem, queue, max_held)).first;
   return it->second;
 }
 

@@ -44,6 +44,9 @@ struct RowContext {
   int sm_count;
   int64_t smem_budget;
   bool queue = false;  // the family has a kQueue kernel (the norms)
+  // kSmem: the most 16-byte vectors a thread of the family's kernel keeps in registers
+  // (RowPlan::held) within 64 registers, so that four CTAs of 256 threads share an SM.
+  int max_held = 0;
 };
 
 // The layout for rows of `cols` elements accessed `vec` at a time (1, or 16 bytes'
@@ -60,7 +63,7 @@ RowPlan fallback_rows(int64_t cols, const RowContext& context);
 // rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors and
 // the row counts that make each form (a cluster a row, one that holds vectors in
 // registers, clusters that sweep), with (`smem`) or without a shared-memory budget, with
-// or without the queue form.
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue);
+// or without the queue form, holding at most `max_held` vectors in registers.
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, int max_held);
 
 }  // namespace tileops::cuda

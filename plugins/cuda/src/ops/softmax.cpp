@@ -8,6 +8,9 @@
 namespace tileops::cuda {
 namespace {
 
+// softmax_smem holding 5 vectors a thread takes 61 registers for sm_90a (ptxas, fp32).
+constexpr int kSoftmaxMaxHeld = 5;
+
 constexpr int kTx = 32, kTy = 8;  // softmax_col: threads across inner, down len
 
 // softmax_strip: strips of 64-byte rows, 256 threads; a CTA's rows fill about this much
@@ -80,7 +83,7 @@ SoftmaxPlan plan(const Call& call, int log) {
   const int maxv = max_vec(p.elem);
   p.rows = a.inner == 1;
   if (p.rows) {
-    const RowContext context{p.arch, a.outer, call.sm_count(), call.smem_budget()};
+    const RowContext context{p.arch, a.outer, call.sm_count(), call.smem_budget(), false, kSoftmaxMaxHeld};
     p.primary = plan_rows(a.size, a.size % maxv == 0 ? maxv : 1, context);
     p.fallback = fallback_rows(a.size, context);
     return p;
@@ -177,8 +180,10 @@ void list_softmax_programs(std::vector<ProgramSpec>& out) {
       p.log = log;
       p.elem = e;
       for (int vec : {max_vec(e), 1})
-        for (const RowPlan& rows : all_row_plans(vec, 90, false, true, false)) out.push_back(p.row_program(rows));
-      for (const RowPlan& rows : all_row_plans(1, 90, true, true, false)) out.push_back(p.row_program(rows));
+        for (const RowPlan& rows : all_row_plans(vec, 90, false, true, false, kSoftmaxMaxHeld))
+          out.push_back(p.row_program(rows));
+      for (const RowPlan& rows : all_row_plans(1, 90, true, true, false, kSoftmaxMaxHeld))
+        out.push_back(p.row_program(rows));
       out.push_back(p.strip_program());
       for (int vec : {std::max(1, max_vec(e) / 4), 1}) out.push_back(p.col_program(vec));
     }
