@@ -145,8 +145,8 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
 // not hold in one wave); the slice holds the rest, vector i of the slice being vector
 // kept + i of the range. Every thread of the CTA constructs it. For each row n in turn,
 // every thread either calls slice(n) and, after its last read, done(n); or walks the
-// slice with each(n, ...) on every pass but the last, and each_then_release(n, ...) on
-// the last.
+// slice with each(n, ...) on its first pass, each_again(n, ...) on any pass between, and
+// each_then_release(n, ...) on its last (at least two passes: only the first waits).
 template <class T, int CLUSTER, int STAGES, int PIECES = 1>
 struct SlicedRows {
   static constexpr int kV = 16 / int(sizeof(T));
@@ -185,28 +185,32 @@ struct SlicedRows {
   }
 
   // f(vector, its index in the CTA's range) for each vector of row n's slice that thread
-  // `lane` of TPR takes, piece by piece as each lands. Every pass gives a thread the same
-  // vectors (softmax relies on it: a thread's sum is taken against its own maximum).
+  // `lane` of TPR takes, piece by piece. Every pass gives a thread the same vectors
+  // (softmax relies on it: a thread's sum is taken against its own maximum). The row's
+  // first pass, each, waits for each piece as it lands; later passes, each_again, read
+  // the landed slice; the last, each_then_release, refills each piece with the cluster's
+  // next row once every thread has read it (release). Waiting again on landed pieces,
+  // the piece loops unrolled, cost up to 3% on the H200, where a thread takes 8-16
+  // vectors a row: Softmax [64, 128256] fp32, LogSoftmax [2048, 128256] bf16
+  // (docs/perf/cuda-kernels-h200.md, eighteenth round).
   template <int TPR, class F>
   __device__ __forceinline__ void each(u32 n, u32 lane, F f) const {
-    const u32* slice = at(n);
 #pragma unroll 1
     for (int q = 0; q < PIECES; ++q) {
       wait(n, q);
-      for (int i = piece_begin(q) + int(lane); i < piece_begin(q + 1); i += TPR)
-        f(slice_vec<T, kV>(slice, i), kept + i);
+      walk_piece<TPR>(n, q, lane, f);
     }
   }
-  // The same, for the row's last pass: each piece refills with the cluster's next row
-  // once every thread has read it (release).
+  template <int TPR, class F>
+  __device__ __forceinline__ void each_again(u32 n, u32 lane, F f) const {
+#pragma unroll 1
+    for (int q = 0; q < PIECES; ++q) walk_piece<TPR>(n, q, lane, f);
+  }
   template <int TPR, class F>
   __device__ __forceinline__ void each_then_release(u32 n, u32 lane, F f) const {
-    const u32* slice = at(n);
 #pragma unroll  // release takes its barrier number as an immediate
     for (int q = 0; q < PIECES; ++q) {
-      wait(n, q);
-      for (int i = piece_begin(q) + int(lane); i < piece_begin(q + 1); i += TPR)
-        f(slice_vec<T, kV>(slice, i), kept + i);
+      walk_piece<TPR>(n, q, lane, f);
       release(n, q);
     }
   }
@@ -231,6 +235,13 @@ struct SlicedRows {
     } else {
       piece_barrier(q, false);
     }
+  }
+
+ private:
+  template <int TPR, class F>
+  __device__ __forceinline__ void walk_piece(u32 n, int q, u32 lane, F f) const {
+    const u32* slice = at(n);
+    for (int i = piece_begin(q) + int(lane); i < piece_begin(q + 1); i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
   }
 };
 

@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
     };
     held.each(add);
-    sweep.each<TPR>(n, g.lane, add);
+    sweep.each_again<TPR>(n, g.lane, add);
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
     const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
