@@ -39,9 +39,7 @@ gpu_step() {
   local name=$1 limit=$2
   shift 2
   local start=$SECONDS
-  # Line-buffered, so that a step killed at its limit still leaves what it had printed
-  # (a test binary's finished cases) in its log.
-  timeout "$limit" stdbuf -oL -eL "$@" > "$out/$name.log" 2>&1
+  timeout "$limit" "$@" > "$out/$name.log" 2>&1
   local rc=$?
   echo "== $name: exit $rc in $((SECONDS - start)) s"
   tail -n 4 "$out/$name.log"

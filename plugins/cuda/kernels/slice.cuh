@@ -189,10 +189,10 @@ struct SlicedRows {
   // (softmax relies on it: a thread's sum is taken against its own maximum). The row's
   // first pass, each, waits for each piece as it lands; later passes, each_again, read
   // the landed slice; the last, each_then_release, refills each piece with the cluster's
-  // next row once every thread has read it (release). Waiting again on landed pieces,
-  // the piece loops unrolled, cost up to 3% on the H200, where a thread takes 8-16
-  // vectors a row: Softmax [64, 128256] fp32, LogSoftmax [2048, 128256] bf16
-  // (docs/perf/cuda-kernels-h200.md, eighteenth round).
+  // next row once every thread has read it (release). Waiting again on landed pieces in
+  // every pass cost up to 3% on the H200, where a thread takes 8-16 vectors a row
+  // (Softmax [64, 128256] fp32, LogSoftmax [2048, 128256] bf16;
+  // docs/perf/cuda-kernels-h200.md, eighteenth round).
   template <int TPR, class F>
   __device__ __forceinline__ void each(u32 n, u32 lane, F f) const {
 #pragma unroll 1
