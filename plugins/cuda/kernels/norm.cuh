@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   __shared__ u64 bars[PIECES];
   __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, 1, PIECES> sweep(p.x, p.cols, p.rows, g.rank, slices, bars, REGS * TPR);
+  const SlicedRows<T, CLUSTER, 1, PIECES, TPR> sweep(p.x, p.cols, p.rows, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 row = sweep.rows.nth(n);
@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
       for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
     };
     held.each(add);
-    sweep.each<TPR>(n, g.lane, add);
+    sweep.each(n, g.lane, add);
     float mean, scale;
     finish_stats<KIND>(g.reduce(acc, SumOp(), buf[n & 1]), shift, float(p.cols), p.eps, mean, scale);
     const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
       affine.apply(p, v, mean, scale, y + e);
     };
     held.each(write);
-    sweep.each_then_release<TPR>(n, g.lane, write);
+    sweep.each_then_release(n, g.lane, write);
   }
   g.finish();
 }

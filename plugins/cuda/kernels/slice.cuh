@@ -46,8 +46,12 @@ struct SliceStages {
   u64* bars;       // STAGES * PIECES distinct __shared__ words: piece q of stage s at s * PIECES + q
 
   // Every thread of the CTA constructs it (the barriers are ready when it returns).
-  __device__ __forceinline__ SliceStages(u32* smem, int count, u64* barriers)
-      : base(smem), vecs(u32(count)), piece_vecs((u32(count) + PIECES - 1) / PIECES), bars(barriers) {
+  // Pieces start at multiples of `align` vectors.
+  __device__ __forceinline__ SliceStages(u32* smem, int count, u64* barriers, u32 align)
+      : base(smem),
+        vecs(u32(count)),
+        piece_vecs(round_up((u32(count) + PIECES - 1) / PIECES, align)),
+        bars(barriers) {
     if (threadIdx.x == 0) {
 #pragma unroll
       for (int b = 0; b < STAGES * PIECES; ++b)
@@ -58,6 +62,7 @@ struct SliceStages {
     __syncthreads();
   }
 
+  static __device__ __forceinline__ u32 round_up(u32 n, u32 m) { return (n + m - 1) / m * m; }
   __device__ __forceinline__ u32* at(int stage) const { return base + u32(stage) * vecs * 4; }
   // The first vector of piece q (q == PIECES: the stage's end).
   __device__ __forceinline__ int piece_begin(int q) const {
@@ -147,7 +152,10 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
 // every thread either calls slice(n) and, after its last read, done(n); or walks the
 // slice with each(n, ...) on its first pass, each_again(n, ...) on any pass between, and
 // each_then_release(n, ...) on its last (at least two passes: only the first waits).
-template <class T, int CLUSTER, int STAGES, int PIECES = 1>
+// The walks give thread `lane` of TPR the slice's vectors lane, lane + TPR, ...: the
+// pieces start at multiples of TPR, so a thread takes the same vectors in a walk piece
+// by piece as in one loop over the slice.
+template <class T, int CLUSTER, int STAGES, int PIECES = 1, int TPR = 1>
 struct SlicedRows {
   static constexpr int kV = 16 / int(sizeof(T));
   SliceRange<CLUSTER> range;
@@ -162,7 +170,7 @@ struct SlicedRows {
       : range(row_len * i64(sizeof(T)) / 16, rank),
         kept(range.count < in_registers ? range.count : in_registers),
         rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, row_count},
-        stages(smem, range.count - kept, bars),
+        stages(smem, range.count - kept, bars, TPR),
         src(static_cast<const T*>(x) + (range.begin + kept) * kV),
         len(row_len) {
     if (threadIdx.x == 0)
@@ -185,32 +193,31 @@ struct SlicedRows {
   }
 
   // f(vector, its index in the CTA's range) for each vector of row n's slice that thread
-  // `lane` of TPR takes, piece by piece. Every pass gives a thread the same vectors
-  // (softmax relies on it: a thread's sum is taken against its own maximum). The row's
-  // first pass, each, waits for each piece as it lands; later passes, each_again, read
-  // the landed slice; the last, each_then_release, refills each piece with the cluster's
-  // next row once every thread has read it (release). Waiting again on landed pieces in
-  // every pass cost up to 3% on the H200, where a thread takes 8-16 vectors a row
-  // (Softmax [64, 128256] fp32, LogSoftmax [2048, 128256] bf16;
-  // docs/perf/cuda-kernels-h200.md, eighteenth round).
-  template <int TPR, class F>
+  // `lane` takes. Every pass gives a thread the same vectors (softmax relies on it: a
+  // thread's sum is taken against its own maximum). The row's first pass, each, waits
+  // for each piece as it lands; later passes, each_again, read the landed slice in one
+  // loop; the last, each_then_release, refills each piece with the cluster's next row
+  // once every thread has read it (release). On the H200, where a thread takes 8-16
+  // vectors a row, waiting again on landed pieces cost up to 3% (Softmax [64, 128256]
+  // fp32), and a sum pass in two piece loops instead of one 2-4.5% (LogSoftmax [2048,
+  // 128256]) (docs/perf/cuda-kernels-h200.md, eighteenth and nineteenth rounds).
+  template <class F>
   __device__ __forceinline__ void each(u32 n, u32 lane, F f) const {
 #pragma unroll 1
     for (int q = 0; q < PIECES; ++q) {
       wait(n, q);
-      walk_piece<TPR>(n, q, lane, f);
+      walk(n, piece_begin(q), piece_begin(q + 1), lane, f);
     }
   }
-  template <int TPR, class F>
+  template <class F>
   __device__ __forceinline__ void each_again(u32 n, u32 lane, F f) const {
-#pragma unroll 1
-    for (int q = 0; q < PIECES; ++q) walk_piece<TPR>(n, q, lane, f);
+    walk(n, 0, piece_begin(PIECES), lane, f);
   }
-  template <int TPR, class F>
+  template <class F>
   __device__ __forceinline__ void each_then_release(u32 n, u32 lane, F f) const {
 #pragma unroll  // release takes its barrier number as an immediate
     for (int q = 0; q < PIECES; ++q) {
-      walk_piece<TPR>(n, q, lane, f);
+      walk(n, piece_begin(q), piece_begin(q + 1), lane, f);
       release(n, q);
     }
   }
@@ -238,10 +245,12 @@ struct SlicedRows {
   }
 
  private:
-  template <int TPR, class F>
-  __device__ __forceinline__ void walk_piece(u32 n, int q, u32 lane, F f) const {
+  // The vectors [begin, end) of row n's slice that thread `lane` takes (begin: a
+  // multiple of TPR).
+  template <class F>
+  __device__ __forceinline__ void walk(u32 n, int begin, int end, u32 lane, F f) const {
     const u32* slice = at(n);
-    for (int i = piece_begin(q) + int(lane); i < piece_begin(q + 1); i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
+    for (int i = begin + int(lane); i < end; i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
   }
 };
 

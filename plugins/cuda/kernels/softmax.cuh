@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   __shared__ u64 bars[PIECES];
   __shared__ MaxSum buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, 1, PIECES> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
+  const SlicedRows<T, CLUSTER, 1, PIECES, TPR> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 first = sweep.rows.nth(n) * p.len + r.begin * V;  // the CTA's first element of the row
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
     };
     held.each(take_max);
-    sweep.each<TPR>(n, g.lane, take_max);
+    sweep.each(n, g.lane, take_max);
     const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
     float sum = 0.f;
     const auto add = [&](const Vec<T, V>& v, int) {
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
     };
     held.each(add);
-    sweep.each_again<TPR>(n, g.lane, add);
+    sweep.each_again(n, g.lane, add);
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
     const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       store_float<T, V>(y + i64(i) * V, out);
     };
     held.each(write);
-    sweep.each_then_release<TPR>(n, g.lane, write);
+    sweep.each_then_release(n, g.lane, write);
   }
   g.finish();
 }
