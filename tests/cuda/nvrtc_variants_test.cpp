@@ -38,6 +38,7 @@ struct Outcome {
 Outcome compile_batch(const std::string& family, const std::vector<std::string>& kernels) {
   cuda::CompileRequest request = cuda::compile_request({family, kernels}, kArch);
   request.options.push_back("--ptxas-options=--warn-on-spills");
+  for (auto& o : cuda::nvrtc_cache_bypass()) request.options.push_back(std::move(o));  // ptxas's log every time
   Outcome out{family + ".cuh [" + kernels.front() + " .. " + kernels.back() + "]", {}};
   try {
     const cuda::CompileResult result = cuda::compile(request);

@@ -115,17 +115,24 @@ cache::Digest cache_key(const CompileRequest& request, int arch, int nvrtc_versi
   return h.digest();
 }
 
-Cubin get_cubin(const ProgramSpec& program, int arch, bool use_disk_cache) {
+std::vector<std::string> nvrtc_cache_bypass() {
+  if (nvrtc_version() >= 12090) return {"--no-cache"};
+  return {};
+}
+
+Cubin get_cubin(const ProgramSpec& program, int arch, Build build) {
   const int nvrtc = nvrtc_version();
   const auto archs = nvrtc_archs();
   if (std::find(archs.begin(), archs.end(), arch) == archs.end())
     sdk::unsupported("NVRTC " + std::to_string(nvrtc / 1000) + "." + std::to_string(nvrtc % 1000 / 10) +
                      " cannot compile for " + arch_name(arch));
-  const CompileRequest request = compile_request(program, arch);
+  CompileRequest request = compile_request(program, arch);
   const std::string root = cache::default_root();
   const std::string path =
       root.empty() ? std::string() : cache::entry_path(cache::cuda_dir(root), cache_key(request, arch, nvrtc));
-  if (use_disk_cache && !path.empty()) {
+  if (build == Build::from_scratch)
+    for (auto& o : nvrtc_cache_bypass()) request.options.push_back(std::move(o));
+  if (build == Build::reuse && !path.empty()) {
     Cubin hit;
     std::string problem;
     switch (cache::read(path, hit.entry, problem)) {

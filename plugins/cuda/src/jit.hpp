@@ -52,9 +52,19 @@ struct Cubin {
   cache::Entry entry;
   CubinOrigin origin = CubinOrigin::compiled;
 };
-// The cubin of `program` for `arch`: from the disk cache when `use_disk_cache` and an
+// NVRTC's options that bypass its own cache of compiled output (`--no-cache`: NVRTC 12.9
+// and later reuse a program's earlier build across processes, through the CUDA JIT cache
+// in ~/.nv/ComputeCache where a driver is installed), or none before 12.9. They do not
+// change the cubin, so they are not in the cache key.
+std::vector<std::string> nvrtc_cache_bypass();
+
+// How get_cubin may reuse earlier builds: `reuse` reads the disk cache (and lets NVRTC
+// use its own); `from_scratch` compiles every stage, bypassing both, as the benchmark
+// times a first build.
+enum class Build { reuse, from_scratch };
+// The cubin of `program` for `arch`: from the disk cache when `build` allows it and an
 // intact entry exists, else compiled (and then written to the cache). A corrupt entry is
 // logged, recompiled and overwritten.
-Cubin get_cubin(const ProgramSpec& program, int arch, bool use_disk_cache = true);
+Cubin get_cubin(const ProgramSpec& program, int arch, Build build = Build::reuse);
 
 }  // namespace tileops::cuda
