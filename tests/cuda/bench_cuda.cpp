@@ -328,7 +328,7 @@ HostCost host_cost(const Device& dev, CUstream stream) {
 
   // The same kernel the plugin picks for these rows, loaded here and launched raw.
   const cuda::RowPlan rows = cuda::plan_rows(cols, 8, {90, 1, 132, 0});
-  const cuda::ProgramSpec program{"norm", {"tileops_cuda::norm_reg<tileops_cuda::bf16, 0, " + rows.template_args() + ">"}};
+  const cuda::ProgramSpec program{"norm", {"tileops_cuda::norm_reg<tileops_cuda::bf16, 0, 1, " + rows.template_args() + ">"}};
   const cuda::Module& module = cuda::load_program(cuda::device_info(dev.index()), program);
   const Tensor y = Tensor::empty({1, cols}, dtypes::bfloat16, dev);
   tileops_cuda::NormParams p{};
@@ -403,8 +403,8 @@ std::vector<JitTimes> jit_times() {
   std::vector<JitTimes> out;
   const auto plan = cuda::plan_rows(8192, 8, {90, 8192, 132, 0});
   const cuda::ProgramSpec programs[] = {
-      {"norm", {"tileops_cuda::norm_reg<tileops_cuda::bf16, 0, " + plan.template_args() + ">"}},
-      {"norm", {"tileops_cuda::norm_reg<tileops_cuda::f16, 2, " + plan.template_args() + ">"}},
+      {"norm", {"tileops_cuda::norm_reg<tileops_cuda::bf16, 0, 1, " + plan.template_args() + ">"}},
+      {"norm", {"tileops_cuda::norm_reg<tileops_cuda::f16, 2, 3, " + plan.template_args() + ">"}},
       {"softmax", {"tileops_cuda::softmax_reg<float, 0, " + cuda::plan_rows(8192, 4, {90, 8192, 132, 0}).template_args() + ">"}},
       {"elementwise", {"tileops_cuda::unary<tileops_cuda::bf16, 3, 8, 4>"}},
   };

@@ -113,7 +113,9 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
     Shape normalized;
     bool weight, bias;
   };
+  // Each present/absent pair of weight and bias is a kernel of its own (NormAffine).
   const Case cases[] = {{{6, 4096}, {4096}, true, true},       {{3, 777}, {777}, false, false},
+                        {{5, 4096}, {4096}, false, true},      {{4, 70000}, {70000}, false, true},
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
                         {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
                         {{2, 1500000}, {1500000}, true, true},  // the queue form, a short last piece
@@ -124,28 +126,32 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
     for (const Case& c : cases)
       check_against_cpu_ref("LayerNormFwdOp", {param("normalized_shape", c.normalized)},
                             {rand(c.x, d), c.weight ? rand(c.normalized, d) : Tensor(), c.bias ? rand(c.normalized, d) : Tensor()},
-                            describe(c.x, d));
+                            describe(c.x, d) + (c.weight ? " weight" : "") + (c.bias ? " bias" : ""));
 }
 
 TILEOPS_GPU_TEST_CASE("GroupNorm") {
   struct Case {
     Shape x;
     int64_t groups;
-    bool affine;
+    bool weight, bias;
   };
-  const Case cases[] = {{{2, 32, 8, 8}, 8, true},      {{1, 6, 7, 7}, 3, true},     {{2, 64, 32, 32}, 4, false},
-                        {{1, 4, 256, 256}, 1, true},   {{3, 10}, 5, true},          {{2, 320, 16, 16}, 32, true},
+  const Case cases[] = {{{2, 32, 8, 8}, 8, true, true},       {{1, 6, 7, 7}, 3, true, true},
+                        {{2, 64, 32, 32}, 4, false, false},   {{1, 4, 256, 256}, 1, true, true},
+                        {{3, 10}, 5, true, true},             {{2, 320, 16, 16}, 32, true, true},
+                        {{2, 320, 16, 16}, 32, true, false},  {{2, 320, 16, 16}, 32, false, true},
                         // groups of 1M elements, past a cluster's shared memory: the queue
                         // form; then 1.28M, whose last piece is short
-                        {{1, 256, 128, 128}, 4, true},  {{2, 64, 200, 200}, 2, true},
+                        {{1, 256, 128, 128}, 4, true, true},  {{2, 64, 200, 200}, 2, true, true},
+                        {{1, 256, 128, 128}, 4, false, true},
                         // 140 groups of 128K elements in shared memory: clusters sweep them
-                        {{35, 128, 64, 64}, 4, true}};
+                        {{35, 128, 64, 64}, 4, true, true},   {{35, 128, 64, 64}, 4, true, false}};
   for (DType d : kFloats)
     for (const Case& c : cases) {
       const Shape channel{c.x[1]};
       check_against_cpu_ref("GroupNormFwdOp", {param("num_groups", c.groups)},
-                            {rand(c.x, d), c.affine ? rand(channel, d) : Tensor(), c.affine ? rand(channel, d) : Tensor()},
-                            describe(c.x, d) + " groups " + std::to_string(c.groups));
+                            {rand(c.x, d), c.weight ? rand(channel, d) : Tensor(), c.bias ? rand(channel, d) : Tensor()},
+                            describe(c.x, d) + " groups " + std::to_string(c.groups) + (c.weight ? " weight" : "") +
+                                (c.bias ? " bias" : ""));
     }
 }
 

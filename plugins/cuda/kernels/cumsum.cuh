@@ -37,7 +37,6 @@
 #pragma once
 #include "common.cuh"
 #include "slice.cuh"
-#include "zero_words.cuh"
 
 namespace tileops_cuda {
 

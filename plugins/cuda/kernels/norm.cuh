@@ -18,7 +18,6 @@
 #pragma once
 #include "common.cuh"
 #include "queue_order.cuh"
-#include "zero_words.cuh"
 #include "slice.cuh"
 
 namespace tileops_cuda {
@@ -68,20 +67,19 @@ __device__ __forceinline__ i32 first_channel(const NormParams& p, i64 row) {
 // before it is used (kCachedInOrder): every row reads the same weights, so they are L1
 // or L2 hits, and holding a thread's weights beside its share of the row would cost the
 // registers that let several CTAs share an SM.
-template <class T, int KIND, int V>
+template <class T, int KIND, int AFFINE, int V>
 struct Affine {
+  static constexpr bool kW = AFFINE & kWeight, kB = AFFINE & kBias;
   Vec<T, V> w, b;
   float wc, bc;
   __device__ __forceinline__ void load(const NormParams& p, i32 c0, i64 e) {
     if constexpr (KIND == kGroup) {
       const i32 c = c0 + i32(fast_div(u32(e), p.channel_size));
-      const T* w = static_cast<const T*>(p.weight);
-      const T* b = static_cast<const T*>(p.bias);
-      wc = w ? to_float(tileops_cuda::load<T, 1, kCachedInOrder>(w + c).get(0)) : 1.f;
-      bc = b ? to_float(tileops_cuda::load<T, 1, kCachedInOrder>(b + c).get(0)) : 0.f;
+      if constexpr (kW) wc = to_float(tileops_cuda::load<T, 1, kCachedInOrder>(static_cast<const T*>(p.weight) + c).get(0));
+      if constexpr (kB) bc = to_float(tileops_cuda::load<T, 1, kCachedInOrder>(static_cast<const T*>(p.bias) + c).get(0));
     } else {
-      if (p.weight) w = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.weight) + e);
-      if (p.bias) b = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.bias) + e);
+      if constexpr (kW) w = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.weight) + e);
+      if constexpr (kB) b = tileops_cuda::load<T, V, kCachedInOrder>(static_cast<const T*>(p.bias) + e);
     }
   }
   // The V elements `in`, normalised.
@@ -91,12 +89,8 @@ struct Affine {
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       o[k] = (in.get_float(k) - mean) * scale;
-      if constexpr (KIND == kGroup) {
-        o[k] = o[k] * wc + bc;
-      } else {
-        if (p.weight) o[k] *= w.get_float(k);
-        if (p.bias) o[k] += b.get_float(k);
-      }
+      if constexpr (kW) o[k] *= KIND == kGroup ? wc : w.get_float(k);
+      if constexpr (kB) o[k] += KIND == kGroup ? bc : b.get_float(k);
     }
     return to_vec<T, V>(o);
   }
@@ -151,7 +145,7 @@ struct NormRegBlocks {
   enum : int { value = sizeof(T) == 2 && V == 8 && CLUSTER == 1 && KIND != kFusedAddRms ? 1536 / THREADS : 1 };
 };
 
-template <class T, int KIND, int V, int ITEMS, int TPR, int RPC, int CLUSTER>
+template <class T, int KIND, int AFFINE, int V, int ITEMS, int TPR, int RPC, int CLUSTER>
 __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC, CLUSTER>::value)) norm_reg(const NormParams p) {
   typedef RowGroup<TPR, RPC, CLUSTER> Group;
   __shared__ Sum2 buf[Group::kBuf];
@@ -184,7 +178,7 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
     if (!ok[i]) continue;
-    Affine<T, KIND, V> affine;
+    Affine<T, KIND, AFFINE, V> affine;
     affine.load(p, c0, vi * V);
     affine.apply(p, v[i], mean, scale, static_cast<T*>(p.y) + g.row * p.cols + vi * V);
   }
@@ -195,7 +189,7 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
 // (slice.cuh). REGS > 0: the first REGS * TPR vectors of the CTA's share of a row stay in
 // registers instead (HeldVectors). Not for the fused add, which also reads and writes
 // the residual.
-template <class T, int KIND, int TPR, int CLUSTER, int PIECES, int REGS>
+template <class T, int KIND, int AFFINE, int TPR, int CLUSTER, int PIECES, int REGS>
 __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
   constexpr int V = 16 / int(sizeof(T));
@@ -224,7 +218,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
     T* y = static_cast<T*>(p.y) + row * p.cols;
     const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
       const i64 e = (r.begin + i) * V;
-      Affine<T, KIND, V> affine;
+      Affine<T, KIND, AFFINE, V> affine;
       affine.load(p, c0, e);
       affine.apply(p, v, mean, scale, y + e);
     };
@@ -234,7 +228,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   g.finish();
 }
 
-template <class T, int KIND, int V, int TPR, int CLUSTER>
+template <class T, int KIND, int AFFINE, int V, int TPR, int CLUSTER>
 __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   constexpr int U = 4;  // vectors in flight per thread
@@ -281,7 +275,7 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
     for (int u = 0; u < U; ++u) {
       const i64 vi = i0 + u * TPR;
       if (vi >= end) continue;
-      Affine<T, KIND, V> affine;
+      Affine<T, KIND, AFFINE, V> affine;
       affine.load(p, c0, vi * V);
       affine.apply(p, v[u], mean, scale, static_cast<T*>(p.y) + base + vi * V);
     }
@@ -313,7 +307,7 @@ struct RowStats {
 // this kernel's programmatic predecessor.
 constexpr int kQueueVecs = TILEOPS_CUDA_QUEUE_VECS;
 
-template <class T, int KIND, int V, int TPR>
+template <class T, int KIND, int AFFINE, int V, int TPR>
 __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
   typedef RowGroup<TPR, 1, 1> Group;
   constexpr int U = kQueueVecs / TPR;  // vectors a thread, all in flight at once
@@ -391,7 +385,7 @@ __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
       for (int u = 0; u < U; ++u) {
         const i64 vi = begin + u * TPR + g.lane;
         if (vi >= nvec) continue;
-        Affine<T, KIND, V> affine;
+        Affine<T, KIND, AFFINE, V> affine;
         affine.load(p, c0, vi * V);
         store_l2<T, V>(static_cast<T*>(p.y) + base + vi * V, affine.values(p, v[u], r.mean, r.scale), drop);
       }

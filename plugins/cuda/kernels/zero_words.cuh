@@ -1,5 +1,6 @@
-// In its own header, not common.cuh, so that only the programs that launch it (cumsum,
-// norm) compile it.
+// A program of its own: a non-template kernel is compiled into every program whose
+// translation unit includes it, and zero_words took a norm program's build 20% longer
+// (NVVM and ptxas) when norm.cuh included it.
 #pragma once
 #include "common.cuh"
 

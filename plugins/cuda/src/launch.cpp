@@ -84,6 +84,8 @@ void allow_max_smem(CUfunction f, const DeviceInfo& device) {
         "raising a kernel's dynamic shared memory limit");
 }
 
+ProgramSpec zero_words_program() { return {"zero_words", {"tileops_cuda::zero_words"}}; }
+
 void zero_words(CUfunction zero, void* words, int64_t count, void* stream) {
   constexpr int kThreads = 256;
   const tileops_cuda::ZeroParams p{words, count};

@@ -116,8 +116,11 @@ struct LaunchShape {
 // legacy default stream). Throws sdk::Failure (TILEOPS_ERR_DEVICE) when it fails.
 void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* params);
 
-// Launches zero_words (`zero`, kernels/zero_words.cuh) over `count` words at `words`. The
-// kernel launched next on `stream` is to be its programmatic dependent
+// zero_words (kernels/zero_words.cuh), a program of its own: the kernel types that launch
+// it load it beside their own programs.
+ProgramSpec zero_words_program();
+// Launches zero_words (`zero`, from zero_words_program()) over `count` words at `words`.
+// The kernel launched next on `stream` is to be its programmatic dependent
 // (LaunchShape::dependent) and pdl_wait() before it touches the words.
 void zero_words(CUfunction zero, void* words, int64_t count, void* stream);
 

@@ -77,17 +77,16 @@ struct CumsumPlan {
     return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(strip.rows),
                                      std::to_string(tx), std::to_string(kStripThreads / tx)});
   }
-  // The primary kernel (with zero_words when it chains, and for rows that are not staged
-  // the two-pass form's kernels), then its element-by-element twin.
+  // The primary kernel (for rows that are not staged, with the two-pass form's kernels),
+  // its element-by-element twin, and zero_words when the tiles chain.
   std::vector<ProgramSpec> programs() const {
     if (strips()) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
     if (rows && !staged) {
       const auto two_pass = two_pass_kernels();
-      return {{"cumsum", {row_kernel(vec), "tileops_cuda::zero_words", two_pass[0], two_pass[1]}},
-              {"cumsum", {row_kernel(1)}}};
+      return {{"cumsum", {row_kernel(vec), two_pass[0], two_pass[1]}}, {"cumsum", {row_kernel(1)}}, zero_words_program()};
     }
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
-    return {{"cumsum", {kernel(vec), "tileops_cuda::zero_words"}}, {"cumsum", {kernel(1)}}};
+    return {{"cumsum", {kernel(vec)}}, {"cumsum", {kernel(1)}}, zero_words_program()};
   }
   std::string identity(const Call& call) const {
     const std::string form = rows     ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : "")
@@ -127,9 +126,9 @@ class CumsumKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.programs()[0].kernels[0] + "\"}"),
         plan_(plan),
         primary_(modules[0]->functions[0]),
-        zero_(plan.strips() ? nullptr : modules[0]->functions[1]),
-        totals_(plan.rows && !plan.staged ? modules[0]->functions[2] : nullptr),
-        two_pass_scan_(plan.rows && !plan.staged ? modules[0]->functions[3] : nullptr),
+        zero_(plan.strips() ? nullptr : modules[2]->functions[0]),
+        totals_(plan.rows && !plan.staged ? modules[0]->functions[1] : nullptr),
+        two_pass_scan_(plan.rows && !plan.staged ? modules[0]->functions[2] : nullptr),
         fallback_(modules[1]->functions[0]) {
     if (plan_.staged) {
       allow_max_smem(primary_, device);

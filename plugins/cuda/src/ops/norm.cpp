@@ -17,28 +17,38 @@ namespace {
 constexpr int kNormMaxHeld = 4;
 
 using tileops_cuda::NormKind, tileops_cuda::kRms, tileops_cuda::kFusedAddRms, tileops_cuda::kLayer, tileops_cuda::kGroup;
+using tileops_cuda::kWeight, tileops_cuda::kBias;
+
+// The input index of the weight; the bias, where the op has one, follows it.
+size_t weight_input(NormKind kind) { return kind == kFusedAddRms ? 2 : 1; }
+bool has_bias(NormKind kind) { return kind == kLayer || kind == kGroup; }
 
 struct NormPlan {
   NormKind kind = kRms;
   Elem elem = Elem::f32;
+  int affine = 0;  // the affine inputs present: kWeight, kBias (params.cuh)
   int arch = 0;
   int64_t cols = 0;
   double eps = 0;
   int64_t channel_size = 1, channels_per_group = 1, groups = 1;  // GroupNorm
   RowPlan primary, fallback;
 
-  // The queue form's program also holds zero_words, which zeroes its counters.
   ProgramSpec program(const RowPlan& rows) const {
-    const std::string kernel =
-        instance(rows.kernel("norm").c_str(), {cuda_type(elem), std::to_string(int(kind)), rows.template_args()});
-    if (rows.form == RowPlan::kQueue) return {"norm", {kernel, "tileops_cuda::zero_words"}};
-    return {"norm", {kernel}};
+    return {"norm", {instance(rows.kernel("norm").c_str(), {cuda_type(elem), std::to_string(int(kind)),
+                                                             std::to_string(affine), rows.template_args()})}};
+  }
+  // The primary form's program, the fallback's, and for the queue form zero_words, which
+  // zeroes its counters.
+  std::vector<ProgramSpec> programs() const {
+    std::vector<ProgramSpec> out{program(primary), program(fallback)};
+    if (primary.form == RowPlan::kQueue) out.push_back(zero_words_program());
+    return out;
   }
   std::string identity(const Call& call) const {
     char eps_text[32];
     std::snprintf(eps_text, sizeof eps_text, "%.17g", eps);
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|cols " +
-           std::to_string(cols) + "|eps " + eps_text + "|groups " + std::to_string(groups) + " of " +
+           std::to_string(cols) + "|affine " + std::to_string(affine) + "|eps " + eps_text + "|groups " + std::to_string(groups) + " of " +
            std::to_string(channels_per_group) + "x" + std::to_string(channel_size) + "|" + primary.describe() +
            "|fallback " + fallback.describe();
   }
@@ -59,6 +69,8 @@ NormPlan plan(const Call& call, NormKind kind) {
   p.arch = call.arch();
   call.require_arch(80);
   p.elem = call.dtype(0, "x", kFloats);
+  if (call.tensor(weight_input(kind))) p.affine |= kWeight;
+  if (has_bias(kind) && call.tensor(weight_input(kind) + 1)) p.affine |= kBias;
   const auto x = call.shape(0);
   int64_t run = 0;  // what a vector must not straddle: the row, or a GroupNorm channel
   if (kind == kGroup) {
@@ -100,7 +112,7 @@ class NormKernel final : public CudaKernel {
         channel_size_(make_fast_div(uint32_t(plan.channel_size))),
         groups_(make_fast_div(uint32_t(plan.groups))),
         primary_(modules[0]->functions[0]),
-        zero_(plan.primary.form == RowPlan::kQueue ? modules[0]->functions[1] : nullptr),
+        zero_(plan.primary.form == RowPlan::kQueue ? modules[2]->functions[0] : nullptr),
         fallback_(modules[1]->functions[0]) {
     if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
     plan_.primary.fit_to(primary_, device.sm_count);
@@ -124,10 +136,10 @@ class NormKernel final : public CudaKernel {
     p.rows = rows;
     p.cols = plan_.cols;
     p.eps = float(plan_.eps);
-    const size_t affine = plan_.kind == kFusedAddRms ? 2 : 1;  // first affine input
-    p.weight = a.inputs.size() > affine && a.inputs[affine] ? a.inputs[affine]->data : nullptr;
-    if (plan_.kind == kLayer || plan_.kind == kGroup)
-      p.bias = a.inputs.size() > 2 && a.inputs[2] ? a.inputs[2]->data : nullptr;
+    // The kernel reads the inputs its plan found (the host's memo keys on which are present).
+    const size_t w = weight_input(plan_.kind);
+    if (plan_.affine & kWeight) p.weight = a.inputs[w]->data;
+    if (plan_.affine & kBias) p.bias = a.inputs[w + 1]->data;
     if (plan_.kind == kGroup) {
       p.channel_size = channel_size_;
       p.channels_per_group = int(plan_.channels_per_group);
@@ -207,7 +219,7 @@ template <NormKind K>
 std::unique_ptr<sdk::Kernel> build_norm(const Call& call) {
   const NormPlan p = plan(call, K);
   const DeviceInfo& device = device_info(call.device());
-  const auto modules = load_programs(device, {p.program(p.primary), p.program(p.fallback)});
+  const auto modules = load_programs(device, p.programs());
   if (K == kFusedAddRms) preload_copy_kernel(device, size_of(p.elem));
   return std::make_unique<NormKernel>(device, p, modules);
 }
@@ -226,17 +238,19 @@ void register_norm_ops(sdk::Registrar& reg) {
 
 void list_norm_programs(std::vector<ProgramSpec>& out) {
   for (NormKind kind : {kRms, kFusedAddRms, kLayer, kGroup})
-    for (Elem e : kFloats) {
-      NormPlan p;
-      p.kind = kind;
-      p.elem = e;
-      const bool row_forms = kind != kFusedAddRms;  // the shared-memory and queue forms
-      for (int vec : {max_vec(e), 1})
-        for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, kNormMaxHeld))
+    for (Elem e : kFloats)
+      for (int affine = 0; affine <= (has_bias(kind) ? kWeight + kBias : kWeight); ++affine) {
+        NormPlan p;
+        p.kind = kind;
+        p.elem = e;
+        p.affine = affine;
+        const bool row_forms = kind != kFusedAddRms;  // the shared-memory and queue forms
+        for (int vec : {max_vec(e), 1})
+          for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, kNormMaxHeld))
+            out.push_back(p.program(rows));
+        for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms, kNormMaxHeld))
           out.push_back(p.program(rows));
-      for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms, kNormMaxHeld))
-        out.push_back(p.program(rows));
-    }
+      }
 }
 
 }  // namespace tileops::cuda
