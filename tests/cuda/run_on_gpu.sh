@@ -18,7 +18,7 @@ source "$(dirname "$0")/../../scripts/lib/gpu_run.sh"
 gpu_run_setup "${1:-}" "$PWD/cuda-gpu-results"
 
 gpu_step test_cuda_plugin_load 60 test_cuda_plugin_load
-# Its cases took 224-239 s together on the H200 (seventeenth and eighteenth sessions).
+# Its cases took 221-239 s together on the H200 (seventeenth to nineteenth sessions).
 gpu_step test_cuda_gpu_ops 420 test_cuda_gpu_ops --duration=true
 gpu_step test_cuda_gpu_runtime 120 test_cuda_gpu_runtime --duration=true
 # shellcheck disable=SC2086  # BENCH_ARGS is a list of arguments

@@ -17,11 +17,11 @@ namespace tileops_cuda {
 enum Activation { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
 enum BinaryOp { kAdd = 0, kMul = 1 };
 enum NormKind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
-// The affine inputs a norm kernel is compiled for (its AFFINE template argument, a sum of
-// these): the host knows them when it builds the kernel. A kernel that tested the
-// pointers instead held a copy of its write loop for each case, and took NVRTC a third
-// longer to build (LayerNorm f16: 165 against 120 ms).
-enum NormAffine { kNoAffine = 0, kWeight = 1, kBias = 2 };
+// The affine inputs a norm kernel is compiled for (its AFFINE template argument: the
+// sum of those present, 0 for none): the host knows them when it builds the kernel. A
+// kernel that tested the pointers instead held a copy of its write loop for each case,
+// and took NVRTC a third longer to build (LayerNorm f16: 165 against 120 ms).
+enum NormAffine { kWeight = 1, kBias = 2 };
 enum ReduceKind { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
 
 // 32-bit division by a constant through a multiply and a shift (valid for numerators
