@@ -83,7 +83,9 @@ struct CumsumPlan {
     if (strips()) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
     if (rows && !staged) {
       const auto two_pass = two_pass_kernels();
-      return {{"cumsum", {row_kernel(vec), two_pass[0], two_pass[1]}}, {"cumsum", {row_kernel(1)}}, zero_words_program()};
+      return {{"cumsum", {row_kernel(vec), two_pass[0], two_pass[1]}},
+              {"cumsum", {row_kernel(1)}},
+              zero_words_program()};
     }
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
     return {{"cumsum", {kernel(vec)}}, {"cumsum", {kernel(1)}}, zero_words_program()};

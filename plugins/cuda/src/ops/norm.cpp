@@ -48,9 +48,9 @@ struct NormPlan {
     char eps_text[32];
     std::snprintf(eps_text, sizeof eps_text, "%.17g", eps);
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|cols " +
-           std::to_string(cols) + "|affine " + std::to_string(affine) + "|eps " + eps_text + "|groups " + std::to_string(groups) + " of " +
-           std::to_string(channels_per_group) + "x" + std::to_string(channel_size) + "|" + primary.describe() +
-           "|fallback " + fallback.describe();
+           std::to_string(cols) + "|affine " + std::to_string(affine) + "|eps " + eps_text + "|groups " +
+           std::to_string(groups) + " of " + std::to_string(channels_per_group) + "x" + std::to_string(channel_size) +
+           "|" + primary.describe() + "|fallback " + fallback.describe();
   }
 };
 
