@@ -3,9 +3,11 @@
 # and benchmark binaries, libtileops, the built-in CUDA plugin and cpu_ref, through
 # ../shared/tools/device-bundle, into OUT (default .bundle). With --base REV, also
 # OUT/base: libtileops and the built-in CUDA plugin of revision REV, built in a git
-# worktree (build-base/, kept for the next time), for tools/bench/ab_on_gpu.sh.
+# worktree (build-base/, kept for the next time), for tools/bench/ab_on_gpu.sh. Each
+# --variant NAME=REV adds OUT/variants/NAME, built the same way in
+# build-base/variants/NAME/, which ab_on_gpu.sh times beside the candidate and the base.
 #
-#   scripts/gpu_bundle.sh [--base REV] [OUT]
+#   scripts/gpu_bundle.sh [--base REV] [--variant NAME=REV]... [OUT]
 #
 # Builds BUILD_DIR (default build) first. On the GPU machine: `source OUT/env.sh`, then
 # tests/cuda/run_on_gpu.sh, tools/bench/run_on_gpu.sh or
@@ -13,10 +15,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=""
-if [ "${1:-}" = "--base" ]; then
-  base=${2:?--base needs a revision}
-  shift 2
-fi
+variants=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) base=${2:?--base needs a revision}; shift 2 ;;
+    --variant)
+      # NAME names files on the GPU machine: letters, digits, '.', '_' and '-' only.
+      [[ ${2:-} =~ ^[A-Za-z0-9._-]+=.+$ ]] || { echo "--variant needs NAME=REV, got '${2:-}'" >&2; exit 2; }
+      variants+=("$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
+[ ${#variants[@]} -eq 0 ] || [ -n "$base" ] || { echo "--variant needs --base: variants are timed against it" >&2; exit 2; }
 out=${1:-.bundle}
 build=${BUILD_DIR:-build}
 device_bundle=${DEVICE_BUNDLE:-../shared/tools/device-bundle}
@@ -35,17 +45,26 @@ strip --strip-debug "$stage"/bin/* "$stage"/lib/*.so* "$stage"/lib/tileops/plugi
 rm -rf "$out"
 "$device_bundle" "$stage" "$out" | sed -n 1p
 
-if [ -n "$base" ]; then
-  worktree=build-base/src
-  if [ -d "$worktree" ]; then
-    git -C "$worktree" checkout -q --detach "$base"
+# Builds libtileops and the built-in CUDA plugin of revision $1 in a git worktree under
+# $2 (kept for the next time) and copies them into $3.
+build_revision() {
+  local rev=$1 work=$2 dest=$3
+  if [ -d "$work/src" ]; then
+    git -C "$work/src" checkout -q --detach "$rev"
   else
-    git worktree add -q --detach "$worktree" "$base"
+    git worktree add -q --detach "$work/src" "$rev"
   fi
-  cmake -S "$worktree" -B build-base/build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-  cmake --build build-base/build --parallel "${JOBS:-$(nproc)}" --target tileops cuda
-  mkdir -p "$out/base"
-  cp -a build-base/build/lib/libtileops.so* build-base/build/lib/libtileops_builtin_cuda.so "$out/base/"
-  strip --strip-debug "$out"/base/*.so* 2>/dev/null || true
-  echo "base: $(git -C "$worktree" log --oneline -1) in $out/base"
+  cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+  cmake --build "$work/build" --parallel "${JOBS:-$(nproc)}" --target tileops cuda
+  mkdir -p "$dest"
+  cp -a "$work"/build/lib/libtileops.so* "$work/build/lib/libtileops_builtin_cuda.so" "$dest/"
+  strip --strip-debug "$dest"/*.so* 2>/dev/null || true
+  echo "$(basename "$dest"): $(git -C "$work/src" log --oneline -1) in $dest"
+}
+
+if [ -n "$base" ]; then
+  build_revision "$base" build-base "$out/base"
 fi
+for variant in ${variants[@]+"${variants[@]}"}; do
+  build_revision "${variant#*=}" "build-base/variants/${variant%%=*}" "$out/variants/${variant%%=*}"
+done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tools/bench/ab_compare.py on hand-made rounds: the ratios, their geometric mean, the
-fractions of copy, and the rows it sets apart."""
+fractions of copy, the rows it sets apart, and a table for each variant."""
 import csv
 import os
 import subprocess
@@ -41,6 +41,24 @@ class AbCompare(unittest.TestCase):
             self.assertIn("2 rows: geometric mean base/candidate 0.9045; candidate faster on 1, slower on 1",
                           out.stdout)
             self.assertIn("- C c: skipped: too big", out.stdout)
+
+    def test_variants_each_against_the_base(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(d, "candidate-1.csv", [("A", "a", "ok", "", "10", "0.9")])
+            write(d, "base-1.csv", [("A", "a", "ok", "", "12", "0.75")])
+            # "fast" and "fast-2": a variant's rounds are its own files only.
+            write(d, "variant-fast-1.csv", [("A", "a", "ok", "", "8", "1.0")])
+            write(d, "variant-fast-2.csv", [("A", "a", "ok", "", "8", "1.0")])
+            write(d, "variant-fast-2-1.csv", [("A", "a", "ok", "", "24", "0.4")])
+            out = run(d)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("| A | a | 10.00 | 12.00 | 1.200 | 0.900 | 0.750 |", out.stdout)
+            self.assertIn("# A/B: variant fast against base, 2 and 1 rounds", out.stdout)
+            self.assertIn("| A | a | 8.00 8.00 | 12.00 | 1.500 | 1.000 | 0.750 |", out.stdout)
+            self.assertIn("1 rows: geometric mean base/fast 1.5000; fast faster on 1, slower on 0", out.stdout)
+            self.assertIn("# A/B: variant fast-2 against base, 1 and 1 rounds", out.stdout)
+            self.assertIn("| A | a | 24.00 | 12.00 | 0.500 | 0.400 | 0.750 |", out.stdout)
+            self.assertLess(out.stdout.index("variant fast against"), out.stdout.index("variant fast-2 against"))
 
     def test_a_row_missing_from_a_round(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# A/B of two builds of the built-in CUDA plugin on a GPU machine, in one run: `tileops
-# bench` on the same cases with the candidate (the bundle's own build) and the base
-# (BASE_DIR) in turn, ROUNDS times each, so that the machine's drift and the noise
-# between sessions (~4% on the H200) fall on both alike; then ab_compare.py.
+# A/B of builds of the built-in CUDA plugin on a GPU machine, in one run: `tileops bench`
+# on the same cases with the candidate (the bundle's own build), each variant, and the
+# base (BASE_DIR) in turn, ROUNDS times each, so that the machine's drift and the noise
+# between sessions (~4% on the H200) fall on all alike; then ab_compare.py.
 #
 #   ab_on_gpu.sh BUNDLE_DIR BASE_DIR ROUNDS [tileops bench arguments...]
 #   e.g. ab_on_gpu.sh .bundle .bundle/base 2 GroupNormFwdOp --label sdxl-vae-dec-256ch
 #
 # BUNDLE_DIR: a bundle from ../shared/tools/device-bundle ("" when the environment is
 # already set). BASE_DIR: the base build's libtileops.so* and libtileops_builtin_cuda.so
-# (the runtime loads built-in plugins from beside itself). `scripts/gpu_bundle.sh --base
-# REV` makes both: .bundle and .bundle/base.
+# (the runtime loads built-in plugins from beside itself). Variants: each directory
+# NAME in VARIANTS_DIR (default: variants/ beside BASE_DIR) holding the same two
+# libraries. `scripts/gpu_bundle.sh --base REV [--variant NAME=REV]...` makes them all:
+# .bundle, .bundle/base and .bundle/variants/NAME.
 #
-# Writes to $OUT (default ./ab-gpu-results): ab.md (ab_compare.py's table) and
-# logs.tar.gz: gpu.txt, candidate-K.csv/.log and base-K.csv/.log for each round K
-# (`tar -xzf logs.tar.gz` and ab_compare.py DIR read them again). Exits non-zero when a
-# run fails.
+# Writes to $OUT (default ./ab-gpu-results): ab.md (ab_compare.py's tables) and
+# logs.tar.gz: gpu.txt, candidate-K.csv/.log, variant-NAME-K.csv/.log and base-K.csv/.log
+# for each round K (`tar -xzf logs.tar.gz` and ab_compare.py DIR read them again). Exits
+# non-zero when a run fails.
 set -uo pipefail
 
 bench_dir=$(dirname "$0")  # not "here": the bundle's env.sh sets that
@@ -27,9 +29,17 @@ shift 3
 gpu_run_setup "$bundle" "$PWD/ab-gpu-results"
 [ -f "$base/libtileops_builtin_cuda.so" ] || { echo "no libtileops_builtin_cuda.so in '$base'"; exit 2; }
 base=$(cd "$base" && pwd)
+variants=()
+for dir in "${VARIANTS_DIR:-$base/../variants}"/*/; do
+  [ -f "$dir/libtileops_builtin_cuda.so" ] && variants+=("$(cd "$dir" && pwd)")
+done
 
 for ((k = 1; k <= rounds; ++k)); do
   gpu_step "candidate-$k" 600 tileops bench "$@" --csv "$out/candidate-$k.csv"
+  for dir in ${variants[@]+"${variants[@]}"}; do
+    name=variant-$(basename "$dir")-$k
+    LD_LIBRARY_PATH="$dir:$LD_LIBRARY_PATH" gpu_step "$name" 600 tileops bench "$@" --csv "$out/$name.csv"
+  done
   LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" gpu_step "base-$k" 600 tileops bench "$@" --csv "$out/base-$k.csv"
 done
 python3 "$bench_dir/ab_compare.py" "$out" | tee "$out/ab.md"
