@@ -17,29 +17,21 @@ import re
 import sys
 
 
-def rounds(directory, name):
-    """Each round's rows of one build (files NAME-K.csv), keyed by (op, case), in round
-    order."""
-    found = []
+def builds(directory):
+    """Each build's rounds in the directory (files NAME-K.csv): NAME -> a list of rows
+    keyed by (op, case), in round order."""
+    found = {}
     for path in glob.glob(os.path.join(directory, "*.csv")):
-        m = re.fullmatch(re.escape(name) + r"-(\d+)\.csv", os.path.basename(path))
+        m = re.fullmatch(r"(.+)-(\d+)\.csv", os.path.basename(path))
         if m:
-            found.append((int(m.group(1)), path))
-    out = []
-    for _, path in sorted(found):
-        with open(path, newline="") as f:
-            out.append({(r["op"], r["case"]): r for r in csv.DictReader(f)})
+            found.setdefault(m.group(1), []).append((int(m.group(2)), path))
+    out = {}
+    for name, paths in found.items():
+        out[name] = []
+        for _, path in sorted(paths):
+            with open(path, newline="") as f:
+                out[name].append({(r["op"], r["case"]): r for r in csv.DictReader(f)})
     return out
-
-
-def variant_names(directory):
-    """The variants with rounds in the directory (files variant-NAME-K.csv), sorted."""
-    names = set()
-    for path in glob.glob(os.path.join(directory, "variant-*.csv")):
-        m = re.fullmatch(r"variant-(.+)-\d+\.csv", os.path.basename(path))
-        if m:
-            names.add(m.group(1))
-    return sorted(names)
 
 
 def mean(values):
@@ -61,7 +53,7 @@ def compare(label, build, base):
         b = [float(r[key]["median_us"]) for r in base]
         ratio = mean(b) / mean(c)
         ratios.append(ratio)
-        frac = [mean([float(r[key]["vs_baseline"]) for r in rounds]) for rounds in (build, base)]
+        frac = [mean([float(r[key]["vs_baseline"]) for r in runs]) for runs in (build, base)]
         print(f"| {key[0]} | {key[1]} | {' '.join(f'{v:.2f}' for v in c)} | {' '.join(f'{v:.2f}' for v in b)} "
               f"| {ratio:.3f} | {frac[0]:.3f} | {frac[1]:.3f} |")
     if ratios:
@@ -76,15 +68,16 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     directory = sys.argv[1]
-    candidate, base = rounds(directory, "candidate"), rounds(directory, "base")
+    found = builds(directory)
+    candidate, base = found.get("candidate"), found.get("base")
     if not candidate or not base:
         sys.exit(f"ab_compare.py: no candidate-K.csv or base-K.csv in {directory}")
     print(f"# A/B: candidate against base, {len(candidate)} and {len(base)} rounds\n")
     compare("candidate", candidate, base)
-    for name in variant_names(directory):
-        variant = rounds(directory, f"variant-{name}")
-        print(f"\n# A/B: variant {name} against base, {len(variant)} and {len(base)} rounds\n")
-        compare(name, variant, base)
+    for name in sorted(n for n in found if n.startswith("variant-")):
+        variant, label = found[name], name[len("variant-"):]
+        print(f"\n# A/B: variant {label} against base, {len(variant)} and {len(base)} rounds\n")
+        compare(label, variant, base)
 
 
 if __name__ == "__main__":
