@@ -164,6 +164,9 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
                         {{8, 16}, 0},      {{7}, 0},          {{}, 0},           {{2, 3, 4096}, 1},
                         {{4096, 8}, 0},    {{5, 0}, 0},       {{16, 2048}, -1},  {{4100, 4096}, 0},
                         {{8, 1000, 2048}, 1},
+                        // strips along dim 0 split over clusters of 2 ([4100, 4096]: of 8,
+                        // [2, 3, 4096] dim 1: one CTA a strip)
+                        {{2048, 8192}, 0},
                         // many long rows: the clusters the GPU holds sweep them, two to five
                         // rows a cluster (the slice's barrier reused past a parity wrap)
                         {{200, 128256}, -1},

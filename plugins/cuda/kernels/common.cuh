@@ -402,6 +402,9 @@ struct MaxOp {  // ignores NaN (fmaxf): softmax lets NaN through its sum instead
   __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
+// The shared-memory address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 smem_addr(const void* p) { return u32(__cvta_generic_to_shared(p)); }
+
 // ---- clusters (sm_90) --------------------------------------------------------------------
 // Before sm_90 every CTA is a cluster of one: rank 0 of 1, and the barrier and remote
 // reads are never reached (kernels branch on cluster_size() or a CLUSTER argument).
@@ -436,7 +439,7 @@ __device__ __forceinline__ A dsmem_load(const A* p, u32 rank) {
     u32 w[sizeof(A) / 4];
   } out;
 #if __CUDA_ARCH__ >= 900
-  const u32 local = u32(__cvta_generic_to_shared(p));
+  const u32 local = smem_addr(p);
   u32 remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
 #pragma unroll
@@ -452,6 +455,54 @@ __device__ __forceinline__ A dsmem_load(const A* p, u32 rank) {
 template <class A>
 __device__ __forceinline__ A dsmem_or_local(const A* p, u32 rank, int cluster) {
   return cluster > 1 ? dsmem_load(p, rank) : *p;
+}
+
+// ---- mbarriers (sm_90) ------------------------------------------------------------------
+// A phase of an mbarrier completes when its `count` arrivals and the bytes they expect
+// have all come: its n-th phase (from 0) is waited for with parity n & 1.
+
+// One thread initialises, then calls mbarrier_init_fence once after its last init; the
+// CTA (or cluster, for remote writers) must synchronise before anyone else uses them.
+__device__ __forceinline__ void mbarrier_init(u64* bar, u32 count) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+#endif
+}
+// Makes the barriers this thread initialised visible to the copy engine and the cluster.
+__device__ __forceinline__ void mbarrier_init_fence() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+// Arrives on this CTA's `bar`, which then also waits for `bytes` more to land.
+__device__ __forceinline__ void mbarrier_expect_tx(u64* bar, u32 bytes) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+#endif
+}
+// Returns once the phase of this CTA's `bar` with this parity has completed.
+__device__ __forceinline__ void mbarrier_wait(u64* bar, u32 parity) {
+#if __CUDA_ARCH__ >= 900
+  u32 done = 0;
+  while (!done)
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+#endif
+}
+// Writes (a, b) to CTA `rank`'s copy of *p (8-byte aligned, in shared memory), landing as
+// 8 bytes on its copy of `bar`: no fence and no cluster barrier between writer and reader.
+__device__ __forceinline__ void st_async_pair(float* p, float a, float b, u64* bar, u32 rank) {
+#if __CUDA_ARCH__ >= 900
+  u32 dst, remote_bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(smem_addr(p)), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(dst), "f"(a),
+               "f"(b), "r"(remote_bar)
+               : "memory");
+#endif
 }
 
 // The threads that work on one row: TPR threads (a power of two) per row, RPC rows per

@@ -13,8 +13,6 @@
 
 namespace tileops_cuda {
 
-__device__ __forceinline__ u32 smem_addr(const void* p) { return u32(__cvta_generic_to_shared(p)); }
-
 // The vectors [begin, begin + count) of a row of `nvec` 16-byte vectors that CTA `rank`
 // of CLUSTER holds.
 template <int CLUSTER>
@@ -54,10 +52,8 @@ struct SliceStages {
         bars(barriers) {
     if (threadIdx.x == 0) {
 #pragma unroll
-      for (int b = 0; b < STAGES * PIECES; ++b)
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bars + b)) : "memory");
-      // Makes the initialised barriers visible to the copy engine (the async proxy).
-      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      for (int b = 0; b < STAGES * PIECES; ++b) mbarrier_init(bars + b, 1);
+      mbarrier_init_fence();
     }
     __syncthreads();
   }
@@ -76,10 +72,11 @@ struct SliceStages {
     constexpr u32 kCopy = 32768;  // bytes per bulk copy instruction
     const u32 lo = u32(piece_begin(q)) * 16, hi = u32(piece_begin(q + 1)) * 16;
     if (lo == hi) return;
-    const u32 b = smem_addr(bars + stage * PIECES + q), dst = smem_addr(at(stage));
+    u64* const bar = bars + stage * PIECES + q;
+    const u32 b = smem_addr(bar), dst = smem_addr(at(stage));
     // Orders this CTA's earlier reads of the piece before the copy engine's writes.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(hi - lo) : "memory");
+    mbarrier_expect_tx(bar, hi - lo);
     for (u32 done = lo; done < hi; done += kCopy) {
       const u32 n = hi - done < kCopy ? hi - done : kCopy;
       asm volatile(
@@ -97,14 +94,7 @@ struct SliceStages {
   // landed.
   __device__ __forceinline__ void wait(int stage, int q, u32 use) const {
     if (piece_begin(q) == piece_begin(q + 1)) return;  // an empty piece is never filled
-    const u32 b = smem_addr(bars + stage * PIECES + q), parity = use & 1;
-    u32 landed = 0;
-    while (!landed)
-      asm volatile(
-          "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-          : "=r"(landed)
-          : "r"(b), "r"(parity)
-          : "memory");
+    mbarrier_wait(bars + stage * PIECES + q, use & 1);
   }
 };
 

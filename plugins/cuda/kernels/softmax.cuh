@@ -206,19 +206,33 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
   g.finish();
 }
 
+// The (max, sum) of n shares a[0], a[stride], ...: the max first, then each sum rescaled
+// to it (one exp a share, independent of one another), added in order.
+__device__ __forceinline__ MaxSum combine_shares(const MaxSum* a, int n, int stride) {
+  float m = a[0].m;
+  for (int i = 1; i < n; ++i) m = fmaxf(m, a[i * stride].m);
+  float s = 0.f;
+  for (int i = 0; i < n; ++i) s += a[i * stride].s * exp_shifted(a[i * stride].m, m);
+  return {m, s};
+}
+
 // Grid: x = outer * (inner / COLS) strips of COLS = 64 / sizeof(T) columns, times the
 // cluster size; the cluster's CTAs split len. Dynamic shared memory: this CTA's rows of
 // the strip, 64 bytes each. Thread t owns the 16-byte piece t % 4 (V columns) of every
-// (TPR / 4)-th row, for the copies and every pass: 16-byte reads of shared memory, a
-// warp's reads contiguous.
+// (TPR / 4)-th row, for the copies and every pass: it reads only what it copied (no
+// barrier before a pass), 16-byte reads of shared memory, a warp's reads contiguous.
 template <class T, int LOG, int TPR>
 __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   constexpr int kRowBytes = 64, COLS = kRowBytes / int(sizeof(T)), V = 16 / int(sizeof(T));
-  constexpr int kWarps = TPR / 32, kRowStep = TPR / 4;
+  constexpr int kWarps = TPR / 32, kRowStep = TPR / 4, kMaxCluster = 8;
   static_assert(TPR % 32 == 0, "whole warps");
   extern __shared__ __align__(16) u32 slice[];
   __shared__ MaxSum part[kWarps][COLS];
-  __shared__ MaxSum cta[COLS];
+  // Every CTA of the cluster sends its (max, sum) of each column to every CTA's inbox
+  // (st.async, landing on `landed`): no fence and no cluster barrier after the passes,
+  // so a CTA leaves without waiting for its stores to drain.
+  __shared__ __align__(8) MaxSum inbox[kMaxCluster][COLS];
+  __shared__ u64 landed;
   __shared__ float stats[3][COLS];  // max, 1 / sum, log(sum)
   const u32 ranks = cluster_size(), rank = cluster_rank();
   const i64 tile = blockIdx.x / ranks;
@@ -228,6 +242,12 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   const i64 begin = i64(rank) * per_cta;
   const int rows = int(p.len - begin < per_cta ? (p.len - begin > 0 ? p.len - begin : 0) : per_cta);
   const int piece = int(threadIdx.x) % 4, lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  if (threadIdx.x == 0 && ranks > 1) {
+    mbarrier_init(&landed, 1);
+    mbarrier_init_fence();
+    mbarrier_expect_tx(&landed, ranks * COLS * u32(sizeof(MaxSum)));
+  }
+  if (ranks > 1) cluster_sync();  // every inbox is ready before anyone sends
   // This thread's piece of row `begin` of the strip.
   const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS + piece * V;
   const T* x = static_cast<const T*>(p.x) + first;
@@ -236,13 +256,13 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
                  "l"(x + r * p.inner)
                  : "memory");
   asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
-  __syncthreads();
   // The thread's own maximum of each column first, then its sum against it (no rescaling
   // per element); the (max, sum) pairs then combine across the threads of a piece, the
-  // warps and the cluster.
+  // warps and the cluster, each level taking the max first.
   float m[V], sum[V];
 #pragma unroll
   for (int k = 0; k < V; ++k) m[k] = neg_inf(), sum[k] = 0.f;
+#pragma unroll 4
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
 #pragma unroll
@@ -251,6 +271,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   float base[V];  // a column share of only -inf sums to 0, not NaN
 #pragma unroll
   for (int k = 0; k < V; ++k) base[k] = m[k] == neg_inf() ? 0.f : m[k];
+#pragma unroll 4
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
 #pragma unroll
@@ -258,24 +279,22 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   }
 #pragma unroll
   for (int k = 0; k < V; ++k) {
-    MaxSum a = {m[k], sum[k]};
+    float mw = m[k];
 #pragma unroll
-    for (int offset = 4; offset < 32; offset *= 2) a = MaxSumOp()(a, shfl_xor(a, offset));
-    if (lane < 4) part[warp][piece * V + k] = a;
+    for (int offset = 4; offset < 32; offset *= 2) mw = fmaxf(mw, shfl_xor(mw, offset));
+    float sw = sum[k] * exp_shifted(m[k], mw);
+#pragma unroll
+    for (int offset = 4; offset < 32; offset *= 2) sw += shfl_xor(sw, offset);
+    if (lane < 4) part[warp][piece * V + k] = {mw, sw};
   }
   __syncthreads();
   if (threadIdx.x < COLS) {
-    MaxSum t = part[0][threadIdx.x];
-    for (int j = 1; j < kWarps; ++j) t = MaxSumOp()(t, part[j][threadIdx.x]);
-    cta[threadIdx.x] = t;
-  }
-  if (ranks > 1)
-    cluster_sync();
-  else
-    __syncthreads();
-  if (threadIdx.x < COLS) {
-    MaxSum t = dsmem_or_local(&cta[threadIdx.x], 0, int(ranks));
-    for (u32 r = 1; r < ranks; ++r) t = MaxSumOp()(t, dsmem_load(&cta[threadIdx.x], r));  // in rank order
+    MaxSum t = combine_shares(&part[0][threadIdx.x], kWarps, COLS);
+    if (ranks > 1) {
+      for (u32 r = 0; r < ranks; ++r) st_async_pair(&inbox[rank][threadIdx.x].m, t.m, t.s, &landed, r);
+      mbarrier_wait(&landed, 0);
+      t = combine_shares(&inbox[0][threadIdx.x], int(ranks), COLS);  // in rank order: the same in every CTA
+    }
     stats[0][threadIdx.x] = t.m;
     stats[1][threadIdx.x] = fast_rcp(t.s);
     stats[2][threadIdx.x] = LOG ? logf(t.s) : 0.f;
@@ -289,6 +308,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     log_s[k] = stats[2][piece * V + k];
   }
   T* y = static_cast<T*>(p.y) + first;
+#pragma unroll 4
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
     float out[V];
@@ -296,7 +316,6 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), m[k], inv_s[k], log_s[k]);
     store_float<T, V>(y + r * p.inner, out);
   }
-  if (ranks > 1) cluster_sync();  // keeps cta alive until every CTA of the cluster has read it
 }
 
 // Grid: x = outer * ceil(inner / (TX * V)) column tiles, times the cluster size (sm_90:

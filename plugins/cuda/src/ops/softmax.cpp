@@ -17,7 +17,7 @@ constexpr int kTx = 32, kTy = 8;  // softmax_col: threads across inner, down len
 // shared memory (several CTAs an SM), less what the kernel declares statically.
 constexpr int64_t kStripRowBytes = 64;
 constexpr int kStripThreads = 256;
-constexpr int64_t kStripSliceTarget = 64 << 10, kStripStaticReserve = 4 << 10;
+constexpr int64_t kStripSliceTarget = 64 << 10, kStripStaticReserve = 8 << 10;
 
 struct SoftmaxPlan {
   int log = 0;
