@@ -206,6 +206,32 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
   g.finish();
 }
 
+// The elementwise max of two words of two 16-bit values, NaN ignored as by fmaxf.
+template <class T>
+__device__ __forceinline__ u32 max2(u32 a, u32 b) {
+  u32 r;
+  if constexpr (IsSame<T, bf16>::value)
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else
+    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+// exp(x - m) given ml = m log2 e: for 16-bit data 2^(x log2 e - ml), one FFMA before the
+// SFU where exp(x - m) takes a subtraction and a multiplication. The exponent's rounding
+// error, about |m| 2^-24, is far inside a 16-bit result's precision; fp32 data keeps
+// exp(x - m).
+template <class T>
+__device__ __forceinline__ float exp_minus(float x, float m, float ml) {
+  if constexpr (sizeof(T) == 2) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(x, 1.4426950408889634f, -ml)));
+    return y;
+  } else {
+    return fast_exp(x - m);
+  }
+}
+
 // The (max, sum) of n shares a[0], a[stride], ...: the max first, then each sum rescaled
 // to it (one exp a share, independent of one another), added in order.
 __device__ __forceinline__ MaxSum combine_shares(const MaxSum* a, int n, int stride) {
@@ -250,32 +276,51 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   if (ranks > 1) cluster_sync();  // every inbox is ready before anyone sends
   // This thread's piece of row `begin` of the strip.
   const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS + piece * V;
-  const T* x = static_cast<const T*>(p.x) + first;
-  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(slice + 16 * r + 4 * piece)),
-                 "l"(x + r * p.inner)
+  // Running pointers to this thread's rows: one 64-bit add a row, not a multiplication.
+  const i64 step = i64(kRowStep) * p.inner;
+  const T* x = static_cast<const T*>(p.x) + first + i64(threadIdx.x / 4) * p.inner;
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep, x += step)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(slice + 16 * r + 4 * piece)), "l"(x)
                  : "memory");
   asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
   // The thread's own maximum of each column first, then its sum against it (no rescaling
   // per element); the (max, sum) pairs then combine across the threads of a piece, the
   // warps and the cluster, each level taking the max first.
   float m[V], sum[V];
+  if constexpr (sizeof(T) == 2) {  // two values an instruction, not unpacked
+    Vec<T, V> mv;
 #pragma unroll
-  for (int k = 0; k < V; ++k) m[k] = neg_inf(), sum[k] = 0.f;
+    for (int i = 0; i < Vec<T, V>::kWords; ++i) mv.w[i] = IsSame<T, bf16>::value ? 0xff80ff80u : 0xfc00fc00u;  // -inf
 #pragma unroll 4
-  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
-    const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
+    for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
+      const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
 #pragma unroll
-    for (int k = 0; k < V; ++k) m[k] = fmaxf(m[k], v.get_float(k));
+      for (int i = 0; i < Vec<T, V>::kWords; ++i) mv.w[i] = max2<T>(mv.w[i], v.w[i]);
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k) m[k] = mv.get_float(k);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k) m[k] = neg_inf();
+#pragma unroll 4
+    for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
+      const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
+#pragma unroll
+      for (int k = 0; k < V; ++k) m[k] = fmaxf(m[k], v.get_float(k));
+    }
   }
-  float base[V];  // a column share of only -inf sums to 0, not NaN
+  float base[V], based[V];  // a column share of only -inf sums to 0, not NaN
 #pragma unroll
-  for (int k = 0; k < V; ++k) base[k] = m[k] == neg_inf() ? 0.f : m[k];
+  for (int k = 0; k < V; ++k) {
+    base[k] = m[k] == neg_inf() ? 0.f : m[k];
+    based[k] = base[k] * 1.4426950408889634f;
+    sum[k] = 0.f;
+  }
 #pragma unroll 4
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
 #pragma unroll
-    for (int k = 0; k < V; ++k) sum[k] += fast_exp(v.get_float(k) - base[k]);
+    for (int k = 0; k < V; ++k) sum[k] += exp_minus<T>(v.get_float(k), base[k], based[k]);
   }
 #pragma unroll
   for (int k = 0; k < V; ++k) {
@@ -300,21 +345,23 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     stats[2][threadIdx.x] = LOG ? logf(t.s) : 0.f;
   }
   __syncthreads();
-  float inv_s[V], log_s[V];
+  float ml[V], inv_s[V], log_s[V];
 #pragma unroll
   for (int k = 0; k < V; ++k) {
     m[k] = stats[0][piece * V + k];
+    ml[k] = m[k] * 1.4426950408889634f;
     inv_s[k] = stats[1][piece * V + k];
     log_s[k] = stats[2][piece * V + k];
   }
-  T* y = static_cast<T*>(p.y) + first;
+  T* y = static_cast<T*>(p.y) + first + i64(threadIdx.x / 4) * p.inner;
 #pragma unroll 4
-  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep, y += step) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
     float out[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), m[k], inv_s[k], log_s[k]);
-    store_float<T, V>(y + r * p.inner, out);
+    for (int k = 0; k < V; ++k)
+      out[k] = LOG ? v.get_float(k) - m[k] - log_s[k] : exp_minus<T>(v.get_float(k), m[k], ml[k]) * inv_s[k];
+    store_float<T, V>(y, out);
   }
 }
 
