@@ -402,24 +402,23 @@ std::vector<JitTimes> jit_times() {
   setenv("TILEOPS_CACHE_DIR", dir.c_str(), 1);
   std::vector<JitTimes> out;
   const auto plan = cuda::plan_rows(8192, 8, {90, 8192, 132, 0});
-  // The norms' forms for longer rows, as the planner picks them on the H200 (227 KB of
-  // shared memory a CTA): RMSNorm [64, 65536] (registers of a cluster), GroupNorm
-  // [8, 512, 128, 128] (a cluster's shared memory), GroupNorm VAE [1, 256, 512, 512] (the
-  // queue) and the VAE's scalar twin, built beside it for pointers found misaligned.
-  const auto group_norm = [](const cuda::RowPlan& rows) {
-    return cuda::ProgramSpec{"norm", {"tileops_cuda::" + rows.kernel("norm") + "<tileops_cuda::bf16, 3, 3, " +
-                                      rows.template_args() + ">"}};
+  // The norms' forms for longer rows too, as the planner picks them on the H200 (227 KB
+  // of shared memory a CTA; norm.cpp's kNormMaxHeld of 4 vectors a thread in registers):
+  // RMSNorm [64, 65536] (registers of a cluster), GroupNorm [8, 512, 128, 128] (a
+  // cluster's shared memory), GroupNorm VAE [1, 256, 512, 512] (the queue) and the VAE's
+  // scalar twin, built beside it for pointers found misaligned.
+  const auto on_h200 = [](int64_t rows) { return cuda::RowContext{90, rows, 132, 232448, true, 4}; };
+  const auto norm = [](const char* type_kind_affine, const cuda::RowPlan& rows) {
+    return cuda::ProgramSpec{"norm", {"tileops_cuda::" + rows.kernel("norm") + "<tileops_cuda::" + type_kind_affine +
+                                      ", " + rows.template_args() + ">"}};
   };
-  const cuda::RowContext vae{90, 32, 132, 232448, true, 4};
-  const auto cluster_rows = cuda::plan_rows(65536, 8, {90, 64, 132, 232448, true, 4});
   const cuda::ProgramSpec programs[] = {
-      {"norm", {"tileops_cuda::norm_reg<tileops_cuda::bf16, 0, 1, " + plan.template_args() + ">"}},
-      {"norm", {"tileops_cuda::norm_reg<tileops_cuda::f16, 2, 3, " + plan.template_args() + ">"}},
-      {"norm", {"tileops_cuda::" + cluster_rows.kernel("norm") + "<tileops_cuda::bf16, 0, 1, " +
-                cluster_rows.template_args() + ">"}},
-      group_norm(cuda::plan_rows(262144, 8, {90, 256, 132, 232448, true, 4})),
-      group_norm(cuda::plan_rows(2097152, 8, vae)),
-      group_norm(cuda::fallback_rows(2097152, vae)),
+      norm("bf16, 0, 1", plan),
+      norm("f16, 2, 3", plan),
+      norm("bf16, 0, 1", cuda::plan_rows(65536, 8, on_h200(64))),
+      norm("bf16, 3, 3", cuda::plan_rows(262144, 8, on_h200(256))),
+      norm("bf16, 3, 3", cuda::plan_rows(2097152, 8, on_h200(32))),
+      norm("bf16, 3, 3", cuda::fallback_rows(2097152, on_h200(32))),
       {"softmax", {"tileops_cuda::softmax_reg<float, 0, " + cuda::plan_rows(8192, 4, {90, 8192, 132, 0}).template_args() + ">"}},
       {"elementwise", {"tileops_cuda::unary<tileops_cuda::bf16, 3, 8, 4>"}},
   };
