@@ -112,13 +112,17 @@ __device__ __forceinline__ float max_nan(float a, float b) {
 
 // ---- fast math -------------------------------------------------------------------------
 
-// exp(x) as 2^(x log2 e) on the special-function unit: 2 instructions, relative error
-// about 2^-21 (far inside fp32's 1e-5 budget), exp(-inf) = 0, exp(+inf) = inf.
-__device__ __forceinline__ float fast_exp(float x) {
+constexpr float kLog2e = 1.4426950408889634f;
+
+// 2^x on the special-function unit.
+__device__ __forceinline__ float fast_exp2(float x) {
   float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// exp(x) as 2^(x log2 e): 2 instructions, relative error about 2^-21 (far inside fp32's
+// 1e-5 budget), exp(-inf) = 0, exp(+inf) = inf.
+__device__ __forceinline__ float fast_exp(float x) { return fast_exp2(x * kLog2e); }
 // 1 / x to within an ulp; 1 / inf = 0.
 __device__ __forceinline__ float fast_rcp(float x) {
   float y;
@@ -316,6 +320,17 @@ __device__ __forceinline__ void load_float(const T* p, float (&out)[V]) {
   const Vec<T, V> v = load<T, V, MODE>(p);
 #pragma unroll
   for (int k = 0; k < V; ++k) out[k] = v.get_float(k);
+}
+
+// The elementwise max of two words of two 16-bit values, NaN ignored as by fmaxf.
+template <class T>
+__device__ __forceinline__ u32 max2(u32 a, u32 b) {
+  u32 r;
+  if constexpr (IsSame<T, bf16>::value)
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else
+    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
 }
 
 // Two floats to a word of two 16-bit floats in one instruction (`lo` in the low half).

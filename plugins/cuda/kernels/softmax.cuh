@@ -206,17 +206,6 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
   g.finish();
 }
 
-// The elementwise max of two words of two 16-bit values, NaN ignored as by fmaxf.
-template <class T>
-__device__ __forceinline__ u32 max2(u32 a, u32 b) {
-  u32 r;
-  if constexpr (IsSame<T, bf16>::value)
-    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  else
-    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-
 // exp(x - m) given ml = m log2 e: for 16-bit data 2^(x log2 e - ml), one FFMA before the
 // SFU where exp(x - m) takes a subtraction and a multiplication. The exponent's rounding
 // error, about |m| 2^-24, is far inside a 16-bit result's precision; fp32 data keeps
@@ -224,9 +213,7 @@ __device__ __forceinline__ u32 max2(u32 a, u32 b) {
 template <class T>
 __device__ __forceinline__ float exp_minus(float x, float m, float ml) {
   if constexpr (sizeof(T) == 2) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(x, 1.4426950408889634f, -ml)));
-    return y;
+    return fast_exp2(fmaf(x, kLog2e, -ml));
   } else {
     return fast_exp(x - m);
   }
@@ -313,7 +300,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
 #pragma unroll
   for (int k = 0; k < V; ++k) {
     base[k] = m[k] == neg_inf() ? 0.f : m[k];
-    based[k] = base[k] * 1.4426950408889634f;
+    based[k] = base[k] * kLog2e;
     sum[k] = 0.f;
   }
 #pragma unroll 4
@@ -349,7 +336,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
 #pragma unroll
   for (int k = 0; k < V; ++k) {
     m[k] = stats[0][piece * V + k];
-    ml[k] = m[k] * 1.4426950408889634f;
+    ml[k] = m[k] * kLog2e;
     inv_s[k] = stats[1][piece * V + k];
     log_s[k] = stats[2][piece * V + k];
   }
