@@ -165,13 +165,19 @@ TEST_CASE("list reports intact and corrupt entries; clear removes them") {
   CHECK(fs::is_empty(dir.cuda_dir()));
 }
 
-TEST_CASE("the JIT reads its own entries back and recompiles a corrupt one") {
+// False, saying why, where NVRTC cannot be loaded.
+bool have_nvrtc() {
   try {
     cuda::nvrtc_version();
+    return true;
   } catch (const std::exception& e) {
     MESSAGE("SKIPPED: NVRTC is not available here (" << e.what() << ")");
-    return;
+    return false;
   }
+}
+
+TEST_CASE("the JIT reads its own entries back and recompiles a corrupt one") {
+  if (!have_nvrtc()) return;
   TempCacheDir dir;
   const cuda::Cubin compiled = cuda::get_cubin(kProgram, 90);
   CHECK(compiled.origin == cuda::CubinOrigin::compiled);
@@ -193,5 +199,17 @@ TEST_CASE("the JIT reads its own entries back and recompiles a corrupt one") {
   cache::Entry rewritten;
   std::string problem;
   CHECK(cache::read(listed[0].path, rewritten, problem) == cache::Lookup::hit);  // overwritten
-  CHECK(rewritten.cubin == compiled.entry.cubin);
+  CHECK(rewritten.cubin == again.entry.cubin);
+}
+
+TEST_CASE("builds are reproducible: one request, the same cubin every time (NVRTC 12.9 and later)") {
+  if (!have_nvrtc()) return;
+  if (cuda::nvrtc_version() < 12090) {
+    MESSAGE("SKIPPED: NVRTC " << cuda::nvrtc_version() << " cannot fix its symbol-name seed");
+    return;
+  }
+  // Unseeded, 20 builds in a row of this program gave 4 different cubins.
+  const auto request = cuda::compile_request(kProgram, 90);
+  const std::string first = cuda::compile(request).cubin;
+  for (int i = 0; i < 8; ++i) CHECK(cuda::compile(request).cubin == first);
 }

@@ -66,6 +66,13 @@ const Nvrtc& loaded() {
   return n;
 }
 
+// NVRTC names a header's namespace-scope constants (common.cuh's kLog2e, in every
+// program) after a number it draws per build, so without a fixed seed two builds of one
+// program differ in a few bytes. 12.9 is the first NVRTC that takes the option (12.0,
+// 12.4, 12.6 and 12.8 reject it).
+constexpr int kFirstSeededVersion = 12090;
+constexpr const char* kSeed = "--frandom-seed=tileops";
+
 // Destroys the program however compile() leaves.
 struct Program {
   const Nvrtc& n;
@@ -103,6 +110,7 @@ CompileResult compile(const CompileRequest& request) {
       fail("add the name expression " + expr + " to", r, {});
   std::vector<const char*> options;
   for (const auto& o : request.options) options.push_back(o.c_str());
+  if (n.version >= kFirstSeededVersion) options.push_back(kSeed);
   const nvrtcResult compiled = n.nvrtcCompileProgram(program.handle, int(options.size()), options.data());
   CompileResult out;
   size_t log_size = 0;
