@@ -68,9 +68,7 @@ const Nvrtc& loaded() {
 
 // NVRTC names a header's namespace-scope constants (common.cuh's kLog2e, in every
 // program) after a number it draws per build, so without a fixed seed two builds of one
-// program differ in a few bytes. 12.9 is the first NVRTC that takes the option (12.0,
-// 12.4, 12.6 and 12.8 reject it).
-constexpr int kFirstSeededVersion = 12090;
+// program differ in a few bytes.
 constexpr const char* kSeed = "--frandom-seed=tileops";
 
 // Destroys the program however compile() leaves.
@@ -87,6 +85,9 @@ struct Program {
 int nvrtc_version() { return loaded().version; }
 
 std::vector<int> nvrtc_archs() { return loaded().archs; }
+
+// 12.9 is the first NVRTC that takes --frandom-seed (12.0, 12.4, 12.6 and 12.8 reject it).
+bool nvrtc_builds_reproducible() { return nvrtc_version() >= 12090; }
 
 CompileResult compile(const CompileRequest& request) {
   const Nvrtc& n = loaded();
@@ -110,7 +111,7 @@ CompileResult compile(const CompileRequest& request) {
       fail("add the name expression " + expr + " to", r, {});
   std::vector<const char*> options;
   for (const auto& o : request.options) options.push_back(o.c_str());
-  if (n.version >= kFirstSeededVersion) options.push_back(kSeed);
+  if (nvrtc_builds_reproducible()) options.push_back(kSeed);
   const nvrtcResult compiled = n.nvrtcCompileProgram(program.handle, int(options.size()), options.data());
   CompileResult out;
   size_t log_size = 0;

@@ -27,9 +27,12 @@ int nvrtc_version();
 // The architectures NVRTC can compile for (e.g. 90 for sm_90), ascending.
 std::vector<int> nvrtc_archs();
 
+// Whether compile() output is reproducible, one request always yielding the same cubin
+// byte for byte: from NVRTC 12.9, which takes a fixed seed for its symbol names.
+bool nvrtc_builds_reproducible();
+
 // Compiles; throws sdk::Failure (TILEOPS_ERR_UNSUPPORTED) with NVRTC's log when the
-// program does not compile. From NVRTC 12.9 the output is reproducible: one request
-// always yields the same cubin, byte for byte.
+// program does not compile.
 CompileResult compile(const CompileRequest& request);
 
 }  // namespace tileops::cuda
