@@ -28,11 +28,32 @@ namespace tileops_cuda {
 // seen only -inf so far contributes nothing.
 __device__ __forceinline__ float exp_shifted(float x, float m) { return x == neg_inf() ? 0.f : fast_exp(x - m); }
 
-// The output for x given the row's max m, 1 / sum and log(sum).
-template <int LOG>
-__device__ __forceinline__ float softmax_out(float x, float m, float inv_sum, float log_sum) {
-  return LOG ? x - m - log_sum : fast_exp(x - m) * inv_sum;
+// exp(x - m) given ml = m log2 e: for 16-bit data 2^(x log2 e - ml), one FFMA before the
+// SFU where exp(x - m) takes a subtraction and a multiplication. The exponent's rounding
+// error, about |m| 2^-24, is far inside a 16-bit result's precision; fp32 data keeps
+// exp(x - m).
+template <class T>
+__device__ __forceinline__ float exp_minus(float x, float m, float ml) {
+  if constexpr (sizeof(T) == 2) {
+    return fast_exp2(fmaf(x, kLog2e, -ml));
+  } else {
+    return fast_exp(x - m);
+  }
 }
+
+// The outputs of a row (or column) from its max m and sum: exp(x - m) / sum, or for
+// LOG x - m - log(sum).
+template <class T, int LOG>
+struct SoftmaxOut {
+  float m, ml, inv_s, log_s;
+  SoftmaxOut() = default;
+  __device__ SoftmaxOut(float max, float inv_sum, float log_sum)
+      : m(max), ml(max * kLog2e), inv_s(inv_sum), log_s(log_sum) {}
+  __device__ static SoftmaxOut of_sum(float max, float sum) { return {max, fast_rcp(sum), LOG ? logf(sum) : 0.f}; }
+  __device__ __forceinline__ float operator()(float x) const {
+    return LOG ? x - m - log_s : exp_minus<T>(x, m, ml) * inv_s;
+  }
+};
 
 // The `1` (blocks per SM) keeps ptxas from capping registers for occupancy, which
 // spills part of the row to local memory.
@@ -60,14 +81,15 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
 #pragma unroll
       for (int k = 0; k < V; ++k) m = fmaxf(m, v[i].get_float(k));
   m = g.reduce(m, MaxOp(), buf0);
+  const float ml = m * kLog2e;
   float s = 0.f;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i)
     if (ok[i])
 #pragma unroll
-      for (int k = 0; k < V; ++k) s += fast_exp(v[i].get_float(k) - m);
+      for (int k = 0; k < V; ++k) s += exp_minus<T>(v[i].get_float(k), m, ml);
   s = g.reduce(s, SumOp(), buf1);
-  const float inv_s = fast_rcp(s), log_s = LOG ? logf(s) : 0.f;
+  const auto out_of = SoftmaxOut<T, LOG>::of_sum(m, s);
   T* y = static_cast<T*>(p.y) + g.row * p.len;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
@@ -75,7 +97,7 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
     if (!ok[i]) continue;
     float out[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v[i].get_float(k), m, inv_s, log_s);
+    for (int k = 0; k < V; ++k) out[k] = out_of(v[i].get_float(k));
     store_float<T, V>(y + vi * V, out);
   }
   g.finish();
@@ -137,21 +159,22 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
     held.each(take_max);
     sweep.each(n, g.lane, take_max);
     const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
+    const float based = base * kLog2e;
     float sum = 0.f;
     const auto add = [&](const Vec<T, V>& v, int) {
 #pragma unroll
-      for (int k = 0; k < V; ++k) sum += fast_exp(v.get_float(k) - base);
+      for (int k = 0; k < V; ++k) sum += exp_minus<T>(v.get_float(k), base, based);
     };
     held.each(add);
     sweep.each_again(n, g.lane, add);
     const MaxSum acc = {m, sum};
     const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
-    const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
+    const auto out_of = SoftmaxOut<T, LOG>::of_sum(tot.m, tot.s);
     T* y = static_cast<T*>(p.y) + first;
     const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
       float out[V];
 #pragma unroll
-      for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v.get_float(k), tot.m, inv_s, log_s);
+      for (int k = 0; k < V; ++k) out[k] = out_of(v.get_float(k));
       store_float<T, V>(y + i64(i) * V, out);
     };
     held.each(write);
@@ -187,7 +210,7 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
     }
   }
   const MaxSum tot = g.reduce(acc, MaxSumOp(), buf);
-  const float inv_s = fast_rcp(tot.s), log_s = LOG ? logf(tot.s) : 0.f;
+  const auto out_of = SoftmaxOut<T, LOG>::of_sum(tot.m, tot.s);
   T* y = static_cast<T*>(p.y) + g.row * p.len;
   for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
     Vec<T, V> v[U];
@@ -199,24 +222,11 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
       if (i0 + u * TPR >= end) continue;
       float out[V];
 #pragma unroll
-      for (int k = 0; k < V; ++k) out[k] = softmax_out<LOG>(v[u].get_float(k), tot.m, inv_s, log_s);
+      for (int k = 0; k < V; ++k) out[k] = out_of(v[u].get_float(k));
       store_float<T, V>(y + (i0 + u * TPR) * V, out);
     }
   }
   g.finish();
-}
-
-// exp(x - m) given ml = m log2 e: for 16-bit data 2^(x log2 e - ml), one FFMA before the
-// SFU where exp(x - m) takes a subtraction and a multiplication. The exponent's rounding
-// error, about |m| 2^-24, is far inside a 16-bit result's precision; fp32 data keeps
-// exp(x - m).
-template <class T>
-__device__ __forceinline__ float exp_minus(float x, float m, float ml) {
-  if constexpr (sizeof(T) == 2) {
-    return fast_exp2(fmaf(x, kLog2e, -ml));
-  } else {
-    return fast_exp(x - m);
-  }
 }
 
 // The (max, sum) of n shares a[0], a[stride], ...: the max first, then each sum rescaled
@@ -332,22 +342,16 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     stats[2][threadIdx.x] = LOG ? logf(t.s) : 0.f;
   }
   __syncthreads();
-  float ml[V], inv_s[V], log_s[V];
+  SoftmaxOut<T, LOG> out_of[V];
 #pragma unroll
-  for (int k = 0; k < V; ++k) {
-    m[k] = stats[0][piece * V + k];
-    ml[k] = m[k] * kLog2e;
-    inv_s[k] = stats[1][piece * V + k];
-    log_s[k] = stats[2][piece * V + k];
-  }
+  for (int k = 0; k < V; ++k) out_of[k] = {stats[0][piece * V + k], stats[1][piece * V + k], stats[2][piece * V + k]};
   T* y = static_cast<T*>(p.y) + first + i64(threadIdx.x / 4) * p.inner;
 #pragma unroll 4
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep, y += step) {
     const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
     float out[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k)
-      out[k] = LOG ? v.get_float(k) - m[k] - log_s[k] : exp_minus<T>(v.get_float(k), m[k], ml[k]) * inv_s[k];
+    for (int k = 0; k < V; ++k) out[k] = out_of[k](v.get_float(k));
     store_float<T, V>(y, out);
   }
 }
@@ -399,14 +403,12 @@ __global__ void __launch_bounds__(TX* TY) softmax_col(const SoftmaxParams p) {
     cluster_sync();
   else
     __syncthreads();
-  float m[V], inv_s[V], log_s[V];
+  SoftmaxOut<T, LOG> out_of[V];
 #pragma unroll
   for (int k = 0; k < V; ++k) {
     MaxSum t = dsmem_or_local(&cta[threadIdx.x][k], 0, int(ranks));
     for (u32 r = 1; r < ranks; ++r) t = MaxSumOp()(t, dsmem_load(&cta[threadIdx.x][k], r));
-    m[k] = t.m;
-    inv_s[k] = fast_rcp(t.s);
-    log_s[k] = LOG ? logf(t.s) : 0.f;
+    out_of[k] = SoftmaxOut<T, LOG>::of_sum(t.m, t.s);
   }
   T* y = static_cast<T*>(p.y) + o * p.len * p.inner + col;
   for (i64 r0 = begin + threadIdx.y; r0 < end; r0 += i64(TY) * U) {
@@ -418,7 +420,7 @@ __global__ void __launch_bounds__(TX* TY) softmax_col(const SoftmaxParams p) {
     for (int u = 0; u < U; ++u) {
       if (r0 + u * TY >= end) continue;
 #pragma unroll
-      for (int k = 0; k < V; ++k) v[u][k] = softmax_out<LOG>(v[u][k], m[k], inv_s[k], log_s[k]);
+      for (int k = 0; k < V; ++k) v[u][k] = out_of[k](v[u][k]);
       store_float<T, V>(y + (r0 + u * TY) * p.inner, v[u]);
     }
   }
