@@ -275,9 +275,14 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS + piece * V;
   // Running pointers to this thread's rows: one 64-bit add a row, not a multiplication.
   const i64 step = i64(kRowStep) * p.inner;
+  // Each copy brings its whole 128-byte line into L2 (.L2::128B): the other half is the
+  // neighbouring strip's, which the CTAs launched beside this one's cluster read next;
+  // with 64-byte requests alone both halves opened the DRAM page (10% slower on the
+  // H200; docs/perf/cuda-kernels-h200.md, twenty-fourth round).
   const T* x = static_cast<const T*>(p.x) + first + i64(threadIdx.x / 4) * p.inner;
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep, x += step)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(slice + 16 * r + 4 * piece)), "l"(x)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;"
+                 ::"r"(smem_addr(slice + 16 * r + 4 * piece)), "l"(x)
                  : "memory");
   asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
   // The thread's own maximum of each column first, then its sum against it (no rescaling
