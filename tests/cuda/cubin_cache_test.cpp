@@ -5,6 +5,7 @@
 
 #include "jit.hpp"
 #include "nvrtc.hpp"
+#include "nvrtc_or_skip.hpp"
 
 #include <tileops/cuda/cubin_cache.hpp>
 
@@ -165,19 +166,8 @@ TEST_CASE("list reports intact and corrupt entries; clear removes them") {
   CHECK(fs::is_empty(dir.cuda_dir()));
 }
 
-// False, saying why, where NVRTC cannot be loaded.
-bool have_nvrtc() {
-  try {
-    cuda::nvrtc_version();
-    return true;
-  } catch (const std::exception& e) {
-    MESSAGE("SKIPPED: NVRTC is not available here (" << e.what() << ")");
-    return false;
-  }
-}
-
 TEST_CASE("the JIT reads its own entries back and recompiles a corrupt one") {
-  if (!have_nvrtc()) return;
+  if (!nvrtc_or_skip()) return;
   TempCacheDir dir;
   const cuda::Cubin compiled = cuda::get_cubin(kProgram, 90);
   CHECK(compiled.origin == cuda::CubinOrigin::compiled);
@@ -203,7 +193,7 @@ TEST_CASE("the JIT reads its own entries back and recompiles a corrupt one") {
 }
 
 TEST_CASE("builds are reproducible: one request, the same cubin every time (NVRTC 12.9 and later)") {
-  if (!have_nvrtc()) return;
+  if (!nvrtc_or_skip()) return;
   if (!cuda::nvrtc_builds_reproducible()) {
     MESSAGE("SKIPPED: NVRTC " << cuda::nvrtc_version() << " cannot fix its symbol-name seed");
     return;

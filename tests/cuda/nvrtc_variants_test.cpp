@@ -5,6 +5,7 @@
 
 #include "jit.hpp"
 #include "nvrtc.hpp"
+#include "nvrtc_or_skip.hpp"
 #include "ops/ops.hpp"
 
 #include <algorithm>
@@ -50,24 +51,10 @@ Outcome compile_batch(const std::string& family, const std::vector<std::string>&
   return out;
 }
 
-bool nvrtc_present(std::string& why) {
-  try {
-    cuda::nvrtc_version();
-    return true;
-  } catch (const std::exception& e) {
-    why = e.what();
-    return false;
-  }
-}
-
 }  // namespace
 
 TEST_CASE("every kernel variant compiles with NVRTC for sm_90a without spilling") {
-  std::string why;
-  if (!nvrtc_present(why)) {
-    MESSAGE("SKIPPED: NVRTC is not available here (" << why << ")");
-    return;
-  }
+  if (!nvrtc_or_skip()) return;
   const auto archs = cuda::nvrtc_archs();
   REQUIRE_MESSAGE(std::find(archs.begin(), archs.end(), kArch) != archs.end(), "this NVRTC cannot target sm_90");
   std::vector<std::pair<std::string, std::vector<std::string>>> batches;
