@@ -63,7 +63,7 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
       {{0, 4096}, {4096}, true},      {{4, 8, 64}, {8, 64}, true}, {{2, 70000}, {70000}, true},
       {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
       {{3, 1048576}, {1048576}, true},  // past a cluster's shared memory: the queue form (fused add: the loop)
-      {{1, 4194304}, {4194304}, true},  // one row: each CTA's first pieces all belong to it
+      {{1, 4194304}, {4194304}, true},  // one row of the queue: every statistics item, then every normalisation
   };
   for (DType d : kFloats)
     for (const Case& c : cases) {
@@ -144,7 +144,7 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         // form; then 1.28M, whose last piece is short
                         {{1, 256, 128, 128}, 4, true, true},  {{2, 64, 200, 200}, 2, true, true},
                         {{1, 256, 128, 128}, 4, false, true},
-                        // SDXL's VAE: 32 groups of 2M elements, each CTA's slots refilled many times
+                        // SDXL's VAE: 32 groups of 2M elements, the queue's statistics items a few rows ahead
                         {{1, 256, 512, 512}, 32, true, true},
                         // 140 groups of 128K elements in shared memory: clusters sweep them
                         {{35, 128, 64, 64}, 4, true, true},   {{35, 128, 64, 64}, 4, true, false}};
