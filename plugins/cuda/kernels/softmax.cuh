@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   // so a CTA leaves without waiting for its stores to drain.
   __shared__ __align__(8) MaxSum inbox[kMaxCluster][COLS];
   __shared__ u64 landed;
-  __shared__ float stats[3][COLS];  // max, 1 / sum, log(sum)
+  __shared__ SoftmaxOut<T, LOG> outs[COLS];  // each column's output rule
   const u32 ranks = cluster_size(), rank = cluster_rank();
   const i64 tile = blockIdx.x / ranks;
   const i64 strips = p.inner / COLS;
@@ -342,14 +342,12 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
       mbarrier_wait(&landed, 0);
       t = combine_shares(&inbox[0][threadIdx.x], int(ranks), COLS);  // in rank order: the same in every CTA
     }
-    stats[0][threadIdx.x] = t.m;
-    stats[1][threadIdx.x] = fast_rcp(t.s);
-    stats[2][threadIdx.x] = LOG ? logf(t.s) : 0.f;
+    outs[threadIdx.x] = SoftmaxOut<T, LOG>::of_sum(t.m, t.s);
   }
   __syncthreads();
   SoftmaxOut<T, LOG> out_of[V];
 #pragma unroll
-  for (int k = 0; k < V; ++k) out_of[k] = {stats[0][piece * V + k], stats[1][piece * V + k], stats[2][piece * V + k]};
+  for (int k = 0; k < V; ++k) out_of[k] = outs[piece * V + k];
   T* y = static_cast<T*>(p.y) + first + i64(threadIdx.x / 4) * p.inner;
 #pragma unroll 4
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep, y += step) {
