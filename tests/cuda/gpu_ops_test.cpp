@@ -207,6 +207,9 @@ TILEOPS_GPU_TEST_CASE("sum, mean, amax over any axes") {
       {{5, 7, 9}, Shape{}, false},     {{16, 49}, Shape{1}, false},      {{2048, 4096}, std::nullopt, false},
       {{4, 64, 8192}, Shape{1}, false},  // columns enough to fill the GPU without a cluster
       {{1001, 49}, Shape{1}, false},     // short rows: 8 CTAs, the last one's run ends in single elements
+      // short rows of a power-of-two number of words, which each thread walks from its
+      // own starting element (unrotated, a warp's reads would share one bank)
+      {{300, 64}, Shape{-1}, false},     {{129, 32}, Shape{1}, false},     {{130, 2}, Shape{1}, false},
   };
   for (const char* op : {"SumFwdOp", "MeanFwdOp", "AmaxFwdOp"})
     for (DType d : kFloatsAndInts) {
@@ -261,6 +264,27 @@ TILEOPS_GPU_TEST_CASE("argmax: first index of the maximum, NaN counting as the m
       if (d.is_floating())
         check_against_cpu_ref("ArgmaxFwdOp", params, {tensor_of(x, d, nans)}, "NaN " + describe(x, d));
     }
+  // Short rows, a thread each, which each thread walks from its own element round to it
+  // again: every row holds its maximum several times, and every third row two NaNs.
+  for (int64_t len : {8, 49, 64}) {
+    const int64_t rows = 300;
+    std::vector<double> row_ties(size_t(rows * len));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < len; ++j) row_ties[size_t(r * len + j)] = double((j + r) % 5);
+    std::vector<double> row_nans = row_ties;
+    for (int64_t r = 0; r < rows; r += 3) {
+      row_nans[size_t(r * len + r * 7 % len)] = std::nan("");
+      row_nans[size_t(r * len + len - 1)] = std::nan("");
+    }
+    const Params params{param("dim", int64_t(-1)), param("keepdim", false)};
+    for (DType d : kFloatsAndInts) {
+      check_against_cpu_ref("ArgmaxFwdOp", params, {tensor_of({rows, len}, d, row_ties)},
+                            "short-row ties " + describe({rows, len}, d));
+      if (d.is_floating())
+        check_against_cpu_ref("ArgmaxFwdOp", params, {tensor_of({rows, len}, d, row_nans)},
+                              "short-row NaN " + describe({rows, len}, d));
+    }
+  }
 }
 
 TILEOPS_GPU_TEST_CASE("cumsum") {

@@ -420,6 +420,22 @@ struct MaxOp {  // ignores NaN (fmaxf): softmax lets NaN through its sum instead
 // The shared-memory address of a generic pointer into shared memory.
 __device__ __forceinline__ u32 smem_addr(const void* p) { return u32(__cvta_generic_to_shared(p)); }
 
+// A 16-byte copy from global to shared memory that passes neither registers nor L1
+// (cp.async.cg, sm_80+): a thread issues all of its copies back to back and waits once
+// (wait_async_copies), where loads through registers would wait for each batch they
+// hold. LINE_128B also brings the rest of the 128-byte line into L2 (.L2::128B).
+template <bool LINE_128B = false>
+__device__ __forceinline__ void copy_async_16(void* smem, const void* g) {
+  if constexpr (LINE_128B)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(smem_addr(smem)), "l"(g) : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(smem)), "l"(g) : "memory");
+}
+// Until this thread's copies have landed (other threads' need a barrier after it).
+__device__ __forceinline__ void wait_async_copies() {
+  asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
+}
+
 // ---- clusters (sm_90) --------------------------------------------------------------------
 // Before sm_90 every CTA is a cluster of one: rank 0 of 1, and the barrier and remote
 // reads are never reached (kernels branch on cluster_size() or a CLUSTER argument).

@@ -77,6 +77,7 @@ struct Reducer<T, kArgmax> {
       take_b = !a_nan && (b.v > a.v || (b.v == a.v && b.i < a.i));
     return take_b ? b : a;
   }
+  static __device__ __forceinline__ A make(Val v, i64 i) { return {v, i32(i)}; }
   static __device__ __forceinline__ void write(i64* y, i64 o, A a, float) { y[o] = i64(a.i); }
   static constexpr i32 kNone = 0x7fffffff;  // the index of the identity
   // True when b replaces a as the maximum seen so far, visiting indices in increasing
@@ -218,7 +219,23 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
 
 // Grid: ceil(outer / ROWS) CTAs of ROWS threads, a thread per row; dynamic shared memory
 // ROWS * len elements. ALIGNED: x is 16-byte aligned, so every CTA's run is (ROWS * len
-// elements start at a multiple of 16 bytes) and moves in 16-byte vectors.
+// elements start at a multiple of 16 bytes) and moves in 16-byte pieces: 16-bit runs by
+// asynchronous copies, all in flight at once, wider ones through registers, a few at a
+// time. On the H200 (bench_cuda, L2 flushed before each call) the copies took resnet50's
+// average pool [256, 2048, 7, 7] from 19.3 to 18.5 us in fp16 but from 29.9 to 31.8 us in
+// fp32, whose CTAs move twice the bytes (docs/perf/cuda-kernels-h200.md, twenty-seventh
+// round).
+//
+// A thread walks its row in shared memory. Rows of a multiple of 16 bytes would put a
+// warp's reads of a step in the same banks four ways or more (32 ways for a power of two
+// words: [16M / 64, 64] fp32 sums took 80 us against 23 for rows of 63), so each thread
+// starts those from its own element, (thread * rot) % len, round to it again: rotated,
+// the rows' stride is len + rot elements, which rot makes an odd number of words (of
+// 8-byte words for 8-byte elements), and a step's 32 reads fall in 32 banks. Other rows
+// are walked in order: the rotated walk costs twice the instructions, more than a
+// two-way conflict does (docs/perf/cuda-kernels-h200.md, twenty-seventh round). A rotated
+// walk's order is not the index order, so argmax combines (value, index) pairs, which
+// picks the first index of the maximum in any order.
 template <class T, int RED, int ROWS, int ALIGNED>
 __global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
   typedef Reducer<T, RED> R;
@@ -227,29 +244,43 @@ __global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
   T* stage = reinterpret_cast<T*>(stage_words);
   const i64 row0 = i64(blockIdx.x) * ROWS;
   const i64 rows = p.outer - row0 < ROWS ? p.outer - row0 : ROWS;
-  const int n = int(rows * p.len);
+  const int len = int(p.len);
+  const int n = int(rows) * len;
   const T* x = static_cast<const T*>(p.x) + row0 * p.len;
   int tail = 0;  // the first element moved one at a time
   if constexpr (ALIGNED) {
     constexpr int VV = 16 / int(sizeof(T));
     for (int i = int(threadIdx.x); i < n / VV; i += ROWS) {
-      const Vec<T, VV> v = load<T, VV, kStreamNoL1>(x + i64(i) * VV);
+      if constexpr (sizeof(T) < 4) {
+        copy_async_16(stage_words + 4 * i, x + i64(i) * VV);
+      } else {
+        const Vec<T, VV> v = load<T, VV, kStreamNoL1>(x + i64(i) * VV);
 #pragma unroll
-      for (int w = 0; w < 4; ++w) stage_words[4 * i + w] = v.w[w];
+        for (int w = 0; w < 4; ++w) stage_words[4 * i + w] = v.w[w];
+      }
     }
     tail = n / VV * VV;
   }
   for (int e = tail + int(threadIdx.x); e < n; e += ROWS) stage[e] = load<T, 1>(x + e).get(0);
+  if constexpr (ALIGNED && sizeof(T) < 4) wait_async_copies();
   __syncthreads();
   if (i64(threadIdx.x) >= rows) return;
   const R op;
   A acc = R::identity();
-  const T* row = stage + threadIdx.x * p.len;
-  for (int j = 0; j < int(p.len); ++j) {
-    if constexpr (RED == kArgmax)
-      R::take(acc, acc_of(row[j]), j);
-    else
-      acc = op(acc, acc_of(row[j]));
+  const T* row = stage + threadIdx.x * len;
+  if (len == 0 || len * int(sizeof(T)) % 16 != 0) {
+    for (int j = 0; j < len; ++j) acc = op(acc, R::make(acc_of(row[j]), j));
+  } else {
+    constexpr int kPerWord = sizeof(T) < 4 ? 4 / int(sizeof(T)) : 1;  // elements a word
+    const int rot = (kPerWord - len) & (2 * kPerWord - 1);
+    const int j0 = int(threadIdx.x) * rot % len;
+    // Each step's element from the step count, not from the last step's: no chain of
+    // dependent index updates, and the unrolled steps' reads issue together.
+#pragma unroll 4
+    for (int c = 0; c < len; ++c) {
+      const int j = j0 + c < len ? j0 + c : j0 + c - len;
+      acc = op(acc, R::make(acc_of(row[j]), j));
+    }
   }
   R::write(static_cast<typename OutType<T, RED>::type*>(p.y), row0 + threadIdx.x, acc, p.scale);
 }
