@@ -364,8 +364,10 @@ TILEOPS_GPU_TEST_CASE("RoPE, neox and interleaved, partial rotary dims") {
     Shape batch;
     int64_t heads, head_dim, positions, rot_dim;
   };
+  // A head's unit u is its rotation unit u and its pass-through unit u: R below and above
+  // head_dim / 2 leave some units one of the two.
   const Case cases[] = {{{16}, 8, 128, 64, 128}, {{2, 5}, 4, 128, 100, 64}, {{3}, 2, 6, 10, 4}, {{0}, 4, 64, 8, 64},
-                        {{7}, 3, 10, 20, 10}};
+                        {{7}, 3, 10, 20, 10},    {{5}, 4, 128, 50, 32},     {{6}, 3, 128, 40, 96}};
   for (DType d : kFloats)
     for (DType p : {dtypes::int32, dtypes::int64})
       for (const char* layout : {"neox", "interleaved"})

@@ -189,7 +189,8 @@ struct RopeParams {
   long long max_positions;
   FastDiv units;
   FastDiv heads_units;
-  int rot_units;
+  int rot_units;   // a head's rotation units
+  int pass_units;  // a head's pass-through units (R < head_dim)
   ValueErrorSlot error;
 };
 

@@ -11,14 +11,16 @@
 
 namespace tileops_cuda {
 
-// A grid-stride loop, a unit a step. PARTIAL (R < head_dim): a warp mixes rotation and
-// pass-through units and runs its two paths one after the other, so every load of x and
-// the position's (a pass-through unit reads it too) are issued before the paths part:
-// the rotation units' data arrives while the pass-through units wait for theirs, not
-// after (chatglm3's half-rotary heads: 0.76 -> 0.86 of copy). Without PARTIAL the
-// pass-through path is compiled out (it costs full-rotary neox heads 8 registers, a
-// sixth CTA an SM). A thread reports the first bad position it met after its loop: a
-// call inside the loop costs registers.
+// A grid-stride loop, a unit a step. PARTIAL (R < head_dim): unit u of a head is its
+// rotation unit u (if u < rot_units) and its pass-through unit u (if u < pass_units), so
+// that where R = head_dim / 2 (chatglm3's half-rotary heads) every thread does one of
+// each and a warp runs one path, not a rotation path and a copy path one after the
+// other (on the H200, chatglm3's [2048, 32, 128] 11.9 -> 11.3 us in 16-bit, 19.9 -> 18.9
+// in fp32; docs/perf/cuda-kernels-h200.md, twenty-seventh round); every load (x's, the
+// position's) is issued before either is used. Without PARTIAL the pass-through path is
+// compiled out (it costs full-rotary neox heads 8 registers, a sixth CTA an SM). A
+// thread reports the first bad position it met after its loop: a call inside the loop
+// costs registers.
 template <class T, class P, int INTERLEAVED, int V, int PARTIAL>
 __global__ void __launch_bounds__(256) rope(const RopeParams p) {
   constexpr bool kWide = INTERLEAVED && V > 1;  // a unit is one vector of V / 2 adjacent pairs
@@ -35,25 +37,25 @@ __global__ void __launch_bounds__(256) rope(const RopeParams p) {
     const int u = int(in_token - h * p.units.divisor);
     const i64 head = (i64(t) * p.heads + h) * p.head_dim;
     const bool rotate = !PARTIAL || u < p.rot_units;
+    const bool pass = PARTIAL && u < p.pass_units;
     // kWide: elements u * V .. + V, pairs u * V / 2 .. + V / 2. Otherwise pairs
     // (i1 + k, i2 + k) rotated by angle i + k: neox i1 = i, i2 = i + R/2; interleaved
-    // (V = 1) one pair i1 = 2i, i2 = 2i + 1. Pass-through: V elements from R on.
+    // (V = 1) one pair i1 = 2i, i2 = 2i + 1. Pass-through: V elements from R + u * V.
     const i64 i = i64(u) * V;
-    const i64 i1 = !rotate ? p.rot_dim + i64(u - p.rot_units) * V : kWide || !INTERLEAVED ? i : 2 * i;
+    const i64 i1 = kWide || !INTERLEAVED ? i : 2 * i;
     const i64 i2 = INTERLEAVED ? i1 + 1 : i1 + p.rot_dim / 2;
+    const i64 ip = p.rot_dim + i;
     // With pass-through units the position is read first, else after x (the orders
     // measured fastest: chatglm3 0.79 -> 0.86 of copy; full-rotary heads unchanged).
     i64 pos = PARTIAL ? i64(positions[t]) : 0;
-    const Vec<T, V> lo = load<T, V, kStreamNoL1>(x + head + i1);
-    // Issued before the paths part (a pass-through unit reads its own vector again): a
-    // load after the branch would wait for `lo` first.
-    Vec<T, V> hi;
-    if constexpr (!kWide) hi = load<T, V, kStreamNoL1>(x + head + (rotate ? i2 : i1));
+    Vec<T, V> lo, hi, through;
+    if (rotate) lo = load<T, V, kStreamNoL1>(x + head + i1);
+    if constexpr (!kWide)
+      if (rotate) hi = load<T, V, kStreamNoL1>(x + head + i2);
+    if (pass) through = load<T, V, kStreamNoL1>(x + head + ip);
     if constexpr (!PARTIAL) pos = i64(positions[t]);
-    if (!rotate) {
-      store<T, V>(y + head + i1, lo);
-      continue;
-    }
+    if (pass) store<T, V>(y + head + ip, through);
+    if (!rotate) continue;
     const bool bad = pos < 0 || pos >= p.max_positions;
     const float* cos = p.cache + (bad ? 0 : pos) * p.rot_dim + (kWide ? i / 2 : i);
     float c[kAngles], s[kAngles];

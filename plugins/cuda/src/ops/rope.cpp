@@ -57,7 +57,7 @@ RopePlan plan(const Call& call) {
   const bool fits = d.head_dim % m == 0 && (p.interleaved ? d.rot_dim % m == 0 : (d.rot_dim / 2) % m == 0);
   p.vec = fits ? m : 1;
   p.partial = d.rot_dim < d.head_dim;
-  const int64_t units = p.rot_units(d.rot_dim, 1) + (d.head_dim - d.rot_dim);  // the most, at width 1
+  const int64_t units = std::max(p.rot_units(d.rot_dim, 1), d.head_dim - d.rot_dim);  // the most, at width 1
   if (d.tokens * d.heads * units >= (int64_t(1) << 31)) call.refuse("more than 2^31 work units");
   return p;
 }
@@ -95,9 +95,11 @@ class RopeKernel final : public CudaKernel {
     const size_t cache_align = std::min<size_t>(16, size_t(cache_floats) * 4);
     const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.cache, cache_align);
     const int v = ok ? plan_.vec : 1;
-    const int64_t rot = plan_.rot_units(d.rot_dim, v);
-    const int64_t units = rot + (d.head_dim - d.rot_dim) / v;
+    // A head's unit u is its rotation unit u and its pass-through unit u (rope.cuh).
+    const int64_t rot = plan_.rot_units(d.rot_dim, v), pass = (d.head_dim - d.rot_dim) / v;
+    const int64_t units = std::max(rot, pass);
     p.rot_units = int(rot);
+    p.pass_units = int(pass);
     p.units = make_fast_div(uint32_t(units));
     p.heads_units = make_fast_div(uint32_t(d.heads * units));
     LaunchShape s;
