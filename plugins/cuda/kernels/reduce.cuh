@@ -221,10 +221,10 @@ __global__ void __launch_bounds__(TPR* RPC) reduce_row(const ReduceParams p) {
 // ROWS * len elements. ALIGNED: x is 16-byte aligned, so every CTA's run is (ROWS * len
 // elements start at a multiple of 16 bytes) and moves in 16-byte pieces: 16-bit runs by
 // asynchronous copies, all in flight at once, wider ones through registers, a few at a
-// time. On the H200 (bench_cuda, L2 flushed before each call) the copies took resnet50's
-// average pool [256, 2048, 7, 7] from 19.3 to 18.5 us in fp16 but from 29.9 to 31.8 us in
-// fp32, whose CTAs move twice the bytes (docs/perf/cuda-kernels-h200.md, twenty-seventh
-// round).
+// time. On the H200 (tileops bench, L2 dirtied by a write before each call) the copies
+// took resnet50's average pool [256, 2048, 7, 7] from 19.3 to 18.5 us in fp16 but from
+// 29.9 to 31.8 us in fp32, whose CTAs move twice the bytes, also with 4-8 copies in flight
+// a thread (docs/perf/cuda-kernels-h200.md, twenty-seventh round).
 //
 // A thread walks its row in shared memory. Rows of a multiple of 16 bytes would put a
 // warp's reads of a step in the same banks four ways or more (32 ways for a power of two
