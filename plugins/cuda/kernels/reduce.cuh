@@ -247,11 +247,12 @@ __global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
   const int len = int(p.len);
   const int n = int(rows) * len;
   const T* x = static_cast<const T*>(p.x) + row0 * p.len;
+  constexpr bool kCopyAsync = ALIGNED && sizeof(T) < 4;  // the 16-bit runs (above)
   int tail = 0;  // the first element moved one at a time
   if constexpr (ALIGNED) {
     constexpr int VV = 16 / int(sizeof(T));
     for (int i = int(threadIdx.x); i < n / VV; i += ROWS) {
-      if constexpr (sizeof(T) < 4) {
+      if constexpr (kCopyAsync) {
         copy_async_16(stage_words + 4 * i, x + i64(i) * VV);
       } else {
         const Vec<T, VV> v = load<T, VV, kStreamNoL1>(x + i64(i) * VV);
@@ -262,7 +263,7 @@ __global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
     tail = n / VV * VV;
   }
   for (int e = tail + int(threadIdx.x); e < n; e += ROWS) stage[e] = load<T, 1>(x + e).get(0);
-  if constexpr (ALIGNED && sizeof(T) < 4) wait_async_copies();
+  if constexpr (kCopyAsync) wait_async_copies();
   __syncthreads();
   if (i64(threadIdx.x) >= rows) return;
   const R op;
