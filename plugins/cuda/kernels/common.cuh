@@ -362,12 +362,6 @@ __device__ __forceinline__ void store_float(T* p, const float (&in)[V]) {
   store<T, V>(p, to_vec<T, V>(in));
 }
 
-// ---- fast division -------------------------------------------------------------------
-
-__device__ __forceinline__ u32 fast_div(u32 n, FastDiv d) {
-  return d.mul == 0 ? n : __umulhi(n, d.mul) >> d.shift;
-}
-
 // ---- warp and row-group reductions -------------------------------------------------------
 
 // Shuffles any value of whole words word by word: `shuffle` maps one word.

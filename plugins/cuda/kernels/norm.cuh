@@ -311,11 +311,14 @@ struct RowStats {
 // depend on arrival order) and raises the row's ready flag; a normalisation item spins on
 // it. It can only wait for items taken before it, by CTAs that are running and never
 // wait for it: no deadlock, whatever the grid. The counters are zeroed by zero_words,
-// this kernel's programmatic predecessor.
+// this kernel's programmatic predecessor. Built for four CTAs an SM (64 registers):
+// ptxas gave fp32 without affine inputs 77 (three CTAs) and, once QueueItem divided by
+// multiplication, bf16 with both 77 too.
 constexpr int kQueueVecs = TILEOPS_CUDA_QUEUE_VECS;
+constexpr int kQueueCtasPerSm = 4;
 
 template <class T, int KIND, int AFFINE, int V, int TPR>
-__global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
+__global__ void __launch_bounds__(TPR, kQueueCtasPerSm) norm_queue(const NormParams p) {
   typedef RowGroup<TPR, 1, 1> Group;
   constexpr int U = kQueueVecs / TPR;  // vectors a thread, all in flight at once
   static_assert(kQueueVecs % TPR == 0, "whole vectors a thread");
@@ -324,7 +327,7 @@ __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
   __shared__ RowStats row_stats;
   const Group g;
   const i64 nvec = p.cols / V;
-  const i64 pieces = p.pieces;
+  const i64 pieces = p.pieces.divisor;
   u32* arrived = p.queue + 1;
   u32* ready = p.queue + 1 + p.rows;
   Sum2* sums = static_cast<Sum2*>(p.sums);
@@ -340,7 +343,7 @@ __global__ void __launch_bounds__(TPR) norm_queue(const NormParams p) {
     // The next item's ticket, taken now so that its round trip overlaps this item.
     u32 next = 0;
     if (threadIdx.x == 0) next = atomicAdd(p.queue, 1u);
-    const QueueItem it(item, p.rows, pieces, p.lag);
+    const QueueItem it(u32(item), u32(p.rows), p.pieces, p.pairs, u32(p.lag));
     const bool statistics = it.statistics;
     const i64 row = it.row, piece = it.piece;
     const i64 begin = piece * kQueueVecs;

@@ -24,13 +24,29 @@ enum NormKind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
 enum NormAffine { kWeight = 1, kBias = 2 };
 enum ReduceKind { kSum = 0, kMean = 1, kAmax = 2, kArgmax = 3 };
 
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define TILEOPS_CUDA_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define TILEOPS_CUDA_HOST_DEVICE inline
+#endif
+
 // 32-bit division by a constant through a multiply and a shift (valid for numerators
-// and divisors below 2^31). The host fills it with FastDiv::make (ops/common.hpp).
+// and divisors below 2^31). The host fills it with make_fast_div (ops/common.hpp).
 struct FastDiv {
   unsigned divisor;
   unsigned mul;    // 0 for divisor 1
   unsigned shift;
 };
+
+// n / d.divisor; on the host too, for the tests of what kernels compute with it.
+TILEOPS_CUDA_HOST_DEVICE unsigned fast_div(unsigned n, FastDiv d) {
+#ifdef __CUDA_ARCH__
+  const unsigned high = __umulhi(n, d.mul);
+#else
+  const unsigned high = unsigned((unsigned long long)n * d.mul >> 32);
+#endif
+  return d.mul == 0 ? n : high >> d.shift;
+}
 
 // Where a kernel reports a value error it detects (a RoPE position outside the cache).
 // `host` is page-locked host memory mapped into the device; `claim` a word of device
@@ -72,8 +88,9 @@ struct NormParams {
   unsigned* queue;
   void* sums;
   void* stats;
-  int pieces;  // work items of each kind a row
-  int lag;     // rows the statistics items run ahead of the normalisation items
+  FastDiv pieces;  // work items of each kind a row
+  FastDiv pairs;   // 2 * pieces: a row's statistics and normalisation items
+  int lag;         // rows the statistics items run ahead of the normalisation items
 };
 // Vectors in one norm_queue work item (a piece of a row): 32 KB, eight vectors a thread
 // (GroupNorm VAE bf16: 0.72 of copy; pieces of 1024 vectors 0.66).

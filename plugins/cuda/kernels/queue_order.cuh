@@ -3,39 +3,37 @@
 // normalisation item after all of its row's statistics items, which is what keeps the
 // queue free of deadlock (an item only ever waits for items taken before it).
 #pragma once
-
-#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-#define TILEOPS_CUDA_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define TILEOPS_CUDA_HOST_DEVICE
-#endif
+#include "params.cuh"
 
 namespace tileops_cuda {
 
 // Item `n` of 2 * rows * pieces: the statistics of rows 0 .. lead - 1 (lead = min(lag,
 // rows)), then for each k the statistics of row k + lead and the normalisation of row k,
-// then the normalisation of the last lead rows.
+// then the normalisation of the last lead rows. `pieces` and `pairs` (2 * pieces) divide
+// by multiplication: item numbers are below 2^31 (the host's queue_fits), and a
+// normalisation item's loads wait for this arithmetic, in every item.
 struct QueueItem {
   bool statistics;
-  long long row, piece;
-  TILEOPS_CUDA_HOST_DEVICE QueueItem(long long n, long long rows, long long pieces, long long lag) {
-    const long long lead = lag < rows ? lag : rows;
-    const long long head = lead * pieces, body = (rows - lead) * 2 * pieces;
-    long long k;
+  unsigned row, piece;
+  TILEOPS_CUDA_HOST_DEVICE QueueItem(unsigned n, unsigned rows, FastDiv pieces, FastDiv pairs, unsigned lag) {
+    const unsigned lead = lag < rows ? lag : rows;
+    const unsigned head = lead * pieces.divisor, body = (rows - lead) * pairs.divisor;
+    unsigned k;
     if (n < head) {
       statistics = true;
-      row = n / pieces;
-      piece = n % pieces;
+      row = fast_div(n, pieces);
+      piece = n - row * pieces.divisor;
     } else if ((k = n - head) < body) {
-      const long long pair = k / (2 * pieces), slot = k % (2 * pieces);
-      statistics = slot < pieces;
+      const unsigned pair = fast_div(k, pairs), slot = k - pair * pairs.divisor;
+      statistics = slot < pieces.divisor;
       row = statistics ? pair + lead : pair;
-      piece = slot % pieces;
+      piece = statistics ? slot : slot - pieces.divisor;
     } else {
       k -= body;
+      const unsigned q = fast_div(k, pieces);
       statistics = false;
-      row = rows - lead + k / pieces;
-      piece = k % pieces;
+      row = rows - lead + q;
+      piece = k - q * pieces.divisor;
     }
   }
 };

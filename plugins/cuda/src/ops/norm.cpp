@@ -119,8 +119,10 @@ class NormKernel final : public CudaKernel {
     if (plan_.primary.form == RowPlan::kQueue) {
       // Fixed by the plan's row length and the grid: the statistics run ahead by the rows'
       // worth of items the grid works on at once, plus one.
-      queue_pieces_ = ceil_div(plan_.cols / plan_.primary.vec, TILEOPS_CUDA_QUEUE_VECS);
-      queue_lag_ = ceil_div(plan_.primary.resident, 2 * queue_pieces_) + 1;
+      const int64_t pieces = ceil_div(plan_.cols / plan_.primary.vec, TILEOPS_CUDA_QUEUE_VECS);
+      queue_pieces_ = make_fast_div(uint32_t(pieces));
+      queue_pairs_ = make_fast_div(uint32_t(2 * pieces));
+      queue_lag_ = ceil_div(plan_.primary.resident, 2 * pieces) + 1;
     }
   }
 
@@ -186,7 +188,7 @@ class NormKernel final : public CudaKernel {
 
   // norm_queue: its counters, the pieces' sums and the rows' statistics in scratch memory.
   void run_queue(tileops_cuda::NormParams p, void* stream) const {
-    const int64_t pieces = queue_pieces_;
+    const int64_t pieces = queue_pieces_.divisor;
     constexpr size_t kPair = 2 * sizeof(float);  // a Sum2 or a RowStats (norm.cuh)
     const int64_t words = 1 + 2 * p.rows;
     const size_t words_bytes = (size_t(words) * 4 + 15) & ~size_t(15);
@@ -196,7 +198,8 @@ class NormKernel final : public CudaKernel {
     p.queue = reinterpret_cast<unsigned*>(base);
     p.sums = base + words_bytes;
     p.stats = base + words_bytes + sums_bytes;
-    p.pieces = int(pieces);
+    p.pieces = queue_pieces_;
+    p.pairs = queue_pairs_;
     p.lag = int(queue_lag_);
     zero_words(zero_, p.queue, words, stream);
     LaunchShape s = plan_.primary.shape(p.rows);
@@ -207,7 +210,8 @@ class NormKernel final : public CudaKernel {
   NormPlan plan_;
   tileops_cuda::FastDiv channel_size_, groups_;  // GroupNorm's divisors, fixed by the plan
   CUfunction primary_, zero_, fallback_;
-  int64_t queue_pieces_ = 0, queue_lag_ = 0;  // norm_queue: pieces a row, rows of lag
+  tileops_cuda::FastDiv queue_pieces_{}, queue_pairs_{};  // norm_queue: a row's items of each kind, of both
+  int64_t queue_lag_ = 0;                                 // norm_queue: rows of lag
 };
 
 template <NormKind K>
