@@ -17,7 +17,8 @@ constexpr int kSms = 132;
 constexpr int64_t kH200Smem = 227 << 10;  // the opt-in shared memory of one CTA
 constexpr int kBf16Vec = 8, kF32Vec = 4;  // elements in a 16-byte vector
 
-constexpr int kSoftmaxHeld = 5, kNormHeld = 4;  // the families' caps (softmax.cpp, norm.cpp)
+// The families' caps (softmax.cpp, norm.cpp): vectors a thread with one row, and sweeping.
+constexpr cuda::HeldCaps kSoftmaxHeld{5, 5}, kNormHeld16{4, 3}, kNormHeld32{4, 2};
 
 // Softmax's rows (no queue form) on an H200.
 cuda::RowPlan hopper(int64_t cols, int vec, int64_t rows) {
@@ -89,7 +90,7 @@ TEST_CASE("a cluster a row whose slices would make two waves holds part of each 
   CHECK(hopper(128256, kF32Vec, 40).held == 0);
   // The norms hold at most 4 (norm_smem's registers): [64, 152064] fp32 stays in two
   // waves, [64, 140000] holds 4.
-  const cuda::RowContext norms{90, 64, kSms, kH200Smem, true, kNormHeld};
+  const cuda::RowContext norms{90, 64, kSms, kH200Smem, true, kNormHeld32};
   CHECK(cuda::plan_rows(152064, kF32Vec, norms).held == 0);
   const cuda::RowPlan norm = cuda::plan_rows(140000, kF32Vec, norms);
   CHECK(norm.form == cuda::RowPlan::kSmem);
@@ -97,21 +98,24 @@ TEST_CASE("a cluster a row whose slices would make two waves holds part of each 
 }
 
 TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CTA") {
-  cuda::RowPlan p = hopper(128256, kBf16Vec, 2048);  // [2048, 128256] bf16
+  // [2048, 128256] bf16: 64128-byte slices, three CTAs an SM; four with 2 vectors a
+  // thread (8 KB) in registers.
+  cuda::RowPlan p = hopper(128256, kBf16Vec, 2048);
   CHECK(p.form == cuda::RowPlan::kSmem);
   CHECK(p.cluster == 4);
   CHECK(p.sweep);
-  CHECK(p.slice_bytes == 4008 * 16);
+  CHECK(p.held == 2);
+  CHECK(p.slice_bytes == 4008 * 16 - 2 * 256 * 16);
   CHECK(p.pieces == 2);  // each half refills with the next row once written
-  CHECK(p.describe() == "smem v8 i1 t256 r1 c4 sweep p2");
-  CHECK(p.template_args() == "256, 4, 2, 0");
+  CHECK(p.describe() == "smem v8 i1 t256 r1 c4 sweep p2 h2");
+  CHECK(p.template_args() == "256, 4, 2, 2");
   // Before the kernel is loaded nothing caps the grid; after, the resident clusters do.
   CHECK(p.shape(2048).grid[0] == 2048 * 4);
   p.resident = 90;
   const cuda::LaunchShape s = p.shape(2048);
   CHECK(s.grid[0] == 90 * 4);
   CHECK(s.cluster == 4);
-  CHECK(s.smem == unsigned(4008 * 16));
+  CHECK(s.smem == unsigned(p.slice_bytes));
   CHECK(p.shape(16).grid[0] == 16 * 4);  // fewer rows than resident clusters: a row each
   CHECK(hopper(128256, kBf16Vec, 200).sweep);  // the GPU cases' [200, 128256]
   CHECK_FALSE(hopper(128256, kBf16Vec, 66).sweep);  // 264 CTAs in clusters of 4: two an SM, one wave
@@ -122,12 +126,27 @@ TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters 
   CHECK(fp32.form == cuda::RowPlan::kSmem);
   CHECK(fp32.sweep);
   CHECK(fp32.cluster == 8);
-  CHECK(fp32.slice_bytes == 4008 * 16);
-  CHECK(fp32.template_args() == "256, 8, 2, 0");
-  const cuda::RowPlan group = hopper(16 * 128 * 128, kBf16Vec, 8 * 32);  // GroupNorm [8, 512, 128, 128], 32 groups
+  CHECK(fp32.slice_bytes == 4008 * 16 - 2 * 256 * 16);
+  CHECK(fp32.template_args() == "256, 8, 2, 2");
+  // GroupNorm [8, 512, 128, 128], 32 groups of 512 KB: 64 KB slices, 3 vectors a thread
+  // in registers (the norms' sweeping cap for 16-bit rows).
+  const cuda::RowContext norms{90, 8 * 32, kSms, kH200Smem, true, kNormHeld16};
+  const cuda::RowPlan group = cuda::plan_rows(16 * 128 * 128, kBf16Vec, norms);
   CHECK(group.form == cuda::RowPlan::kSmem);
   CHECK(group.sweep);
   CHECK(group.cluster == 8);
+  CHECK(group.held == 3);
+  CHECK(group.slice_bytes == 4096 * 16 - 3 * 256 * 16);
+  // The same slices of fp32 need 3 as well, over the fp32 cap of 2: three CTAs an SM.
+  const cuda::RowPlan fp32_group = cuda::plan_rows(8 * 128 * 128, kF32Vec, {90, 8 * 32, kSms, kH200Smem, true, kNormHeld32});
+  CHECK(fp32_group.sweep);
+  CHECK(fp32_group.held == 0);
+  CHECK(fp32_group.slice_bytes == 4096 * 16);
+  // Slices that fit four CTAs an SM hold nothing: [2048, 100000] bf16, 50000 bytes.
+  const cuda::RowPlan fits = hopper(100000, kBf16Vec, 2048);
+  CHECK(fits.sweep);
+  CHECK(fits.held == 0);
+  CHECK(fits.slice_bytes == 50000);
 }
 
 TEST_CASE("rows too long for a cluster's shared memory take the queue form where the family has it") {
@@ -159,7 +178,7 @@ TEST_CASE("the program lists hold every plan a row length can take, each once") 
   for (int vec : {kBf16Vec, kF32Vec, 1})
     for (bool queue : {false, true})
       for (bool fallback : {false, true}) {
-        const int held = queue ? kNormHeld : kSoftmaxHeld;
+        const cuda::HeldCaps held = !queue ? kSoftmaxHeld : vec == kF32Vec ? kNormHeld32 : kNormHeld16;
         std::set<std::string> listed;
         for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, queue, held))
           listed.insert(p.describe());

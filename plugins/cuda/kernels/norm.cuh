@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
 // registers instead (HeldVectors). Not for the fused add, which also reads and writes
 // the residual.
 template <class T, int KIND, int AFFINE, int TPR, int CLUSTER, int PIECES, int REGS>
-__global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
+__global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, CLUSTER> Group;
@@ -207,10 +207,10 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
   const Group g;
   const SlicedRows<T, CLUSTER, 1, PIECES, TPR> sweep(p.x, p.cols, p.rows, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
+  HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
+  held.fetch(sweep, 0);
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 row = sweep.rows.nth(n);
-    const HeldVectors<T, REGS, TPR> held(static_cast<const T*>(p.x) + row * p.cols + r.begin * V, sweep.kept,
-                                         g.lane);
     const float shift = row_shift<T, KIND>(p, row);
     Sum2 acc = {0.f, 0.f};
     const auto add = [&](const Vec<T, V>& v, int) {
@@ -229,8 +229,7 @@ __global__ void __launch_bounds__(TPR) norm_smem(const NormParams p) {
       affine.load(p, c0, e);
       affine.apply(p, v, mean, scale, y + e);
     };
-    held.each(write);
-    sweep.each_then_release(n, g.lane, write);
+    held.each_then_fetch(sweep, n, write);
   }
   g.finish();
 }

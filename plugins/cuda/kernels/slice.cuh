@@ -6,8 +6,9 @@
 // rows: with one stage (softmax, the norms) each piece of a slice refills with the next
 // row once the CTA has read the last of it in this one; with more (cumsum's staged rows)
 // the next rows load while this one is worked on. Rows that a cluster each could hold
-// in one wave but for their slices' size keep the first vectors of each CTA's share in
-// registers (HeldVectors).
+// in one wave but for their slices' size, and sweeps whose slices would let only three
+// CTAs share an SM, keep the first vectors of each CTA's share in registers
+// (HeldVectors).
 #pragma once
 #include "common.cuh"
 
@@ -148,6 +149,7 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
 template <class T, int CLUSTER, int STAGES, int PIECES = 1, int TPR = 1>
 struct SlicedRows {
   static constexpr int kV = 16 / int(sizeof(T));
+  static constexpr int kPieces = PIECES;
   SliceRange<CLUSTER> range;
   int kept;
   RowSweep rows;
@@ -169,6 +171,8 @@ struct SlicedRows {
         if (rows.has(s)) stages.fill(s, src + rows.nth(s) * len);
   }
 
+  // This CTA's range of row n: its `kept` vectors, then its slice's.
+  __device__ __forceinline__ const T* range_of(u32 n) const { return src - kept * kV + rows.nth(n) * len; }
   // Row n's slice, whether or not it has landed.
   __device__ __forceinline__ const u32* at(u32 n) const { return stages.at(int(n % STAGES)); }
   // The vectors [piece_begin(q), piece_begin(q + 1)) of the slice are piece q.
@@ -244,9 +248,19 @@ struct SlicedRows {
   }
 };
 
+// The CTAs an SM a kernel that holds REGS vectors a thread in registers is built for
+// (its __launch_bounds__ minimum): the host holds vectors only so that four CTAs of 256
+// threads share an SM (rows.cpp), and ptxas must then keep to 64 registers a thread.
+// Without held vectors 0, no minimum, as if none were given: a minimum of 1 let ptxas
+// take 48-56 registers for softmax_smem where it takes 32, and the one-wave 16-bit
+// vocabulary rows lost a CTA an SM (Softmax [64, 128256] fp16 15.2 -> 16.2 µs on the H200).
+template <int REGS>
+constexpr int kHeldCtasPerSm = REGS > 0 ? 4 : 0;
+
 // The first vectors of a CTA's range of a row that SlicedRows leaves to registers
 // (`kept`, at most REGS * TPR): vector j * TPR + lane of the range is v[j] of thread
-// `lane`. Loaded before the slice is waited for, so both are in flight together.
+// `lane`. A kernel fetches row 0's before it waits for the first slice, so both are in
+// flight together, and each next row's in its last pass over this one (each_then_fetch).
 template <class T, int REGS, int TPR>
 struct HeldVectors {
   static constexpr int V = 16 / int(sizeof(T));
@@ -254,20 +268,35 @@ struct HeldVectors {
   int kept;
   u32 lane;
 
-  // `range`: the CTA's first vector of the row.
-  __device__ __forceinline__ HeldVectors(const T* range, int kept_vectors, u32 thread)
-      : kept(kept_vectors), lane(thread) {
+  __device__ __forceinline__ HeldVectors(int kept_vectors, u32 thread) : kept(kept_vectors), lane(thread) {}
+  __device__ __forceinline__ int index(int j) const { return j * TPR + int(lane); }
+  // Starts loading row n's of the sweep `rows` (a SlicedRows), if it has a row n.
+  template <class Rows>
+  __device__ __forceinline__ void fetch(const Rows& rows, u32 n) {
+    if (REGS == 0 || !rows.rows.has(n)) return;
+    const T* range = rows.range_of(n);
 #pragma unroll
     for (int j = 0; j < REGS; ++j)
       if (index(j) < kept) v[j] = load<T, V>(range + i64(index(j)) * V);
   }
-  __device__ __forceinline__ int index(int j) const { return j * TPR + int(lane); }
   // f(vector, its index in the range) for each vector this thread holds.
   template <class F>
   __device__ __forceinline__ void each(F f) const {
 #pragma unroll
     for (int j = 0; j < REGS; ++j)
       if (index(j) < kept) f(v[j], index(j));
+  }
+  // Row n's last pass: f over the held vectors, then over the slice of the sweep `rows`
+  // (each_then_release), fetching row n + 1's held vectors in between where the slice is
+  // in pieces that refill with the next row (a sweep), after otherwise: a CTA with one
+  // row never fetches, and held vectors live through the slice's pass cost registers
+  // (LayerNorm fp32 with both affine inputs, 4 held: 64 registers, 16 bytes spilled).
+  template <class Rows, class F>
+  __device__ __forceinline__ void each_then_fetch(const Rows& rows, u32 n, F f) {
+    each(f);
+    if constexpr (Rows::kPieces > 1) fetch(rows, n + 1);
+    rows.each_then_release(n, lane, f);
+    if constexpr (Rows::kPieces == 1) fetch(rows, n + 1);
   }
 };
 

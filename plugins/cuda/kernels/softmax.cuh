@@ -136,7 +136,7 @@ struct MaxSumOp {
 // gathers a (max, sum) pair, so the cluster reduces once per row. REGS > 0: the first
 // REGS * TPR vectors of the CTA's share of a row stay in registers instead (HeldVectors).
 template <class T, int LOG, int TPR, int CLUSTER, int PIECES, int REGS>
-__global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
+__global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) softmax_smem(const SoftmaxParams p) {
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   extern __shared__ __align__(16) u32 slices[];
@@ -145,9 +145,10 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
   const Group g;
   const SlicedRows<T, CLUSTER, 1, PIECES, TPR> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
+  HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
+  held.fetch(sweep, 0);
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 first = sweep.rows.nth(n) * p.len + r.begin * V;  // the CTA's first element of the row
-    const HeldVectors<T, REGS, TPR> held(static_cast<const T*>(p.x) + first, sweep.kept, g.lane);
     // The thread's own maximum first, piece by piece as they land, then its sum against
     // it: no rescaling per vector, and the cluster still reduces once, combining (max,
     // sum) pairs.
@@ -177,8 +178,7 @@ __global__ void __launch_bounds__(TPR) softmax_smem(const SoftmaxParams p) {
       for (int k = 0; k < V; ++k) out[k] = out_of(v.get_float(k));
       store_float<T, V>(y + i64(i) * V, out);
     };
-    held.each(write);
-    sweep.each_then_release(n, g.lane, write);
+    held.each_then_fetch(sweep, n, write);
   }
   g.finish();
 }

@@ -12,9 +12,11 @@
 namespace tileops::cuda {
 namespace {
 
-// norm_smem holding 4 vectors a thread takes 62-64 registers for sm_90a (ptxas); 5 take
-// LayerNorm fp32 to 76, and four CTAs of 256 would no longer share an SM.
-constexpr int kNormMaxHeld = 4;
+// norm_smem's held vectors within 64 registers (ptxas, sm_90a): 4 a thread in a CTA
+// with one row (5 took LayerNorm fp32 to 76); in a sweeping CTA, whose held vectors also
+// live through the slice's write pass, 3 of 16-bit rows and 2 of fp32 (RMSNorm fp32
+// without a weight spilled 4 bytes with 3, every kind 24-32 bytes with 4).
+HeldCaps norm_held(int vec) { return {4, vec == 8 ? 3 : 2}; }
 
 using tileops_cuda::NormKind, tileops_cuda::kRms, tileops_cuda::kFusedAddRms, tileops_cuda::kLayer, tileops_cuda::kGroup;
 using tileops_cuda::kWeight, tileops_cuda::kBias;
@@ -97,7 +99,7 @@ NormPlan plan(const Call& call, NormKind kind) {
   // The fused add also reads and writes the residual: never the shared-memory or the
   // queue form.
   const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count(),
-                           kind == kFusedAddRms ? 0 : call.smem_budget(), kind != kFusedAddRms, kNormMaxHeld};
+                           kind == kFusedAddRms ? 0 : call.smem_budget(), kind != kFusedAddRms, norm_held(vec)};
   p.primary = plan_rows(p.cols, vec, context);
   p.fallback = fallback_rows(p.cols, context);
   return p;
@@ -250,9 +252,9 @@ void list_norm_programs(std::vector<ProgramSpec>& out) {
         p.affine = affine;
         const bool row_forms = kind != kFusedAddRms;  // the shared-memory and queue forms
         for (int vec : {max_vec(e), 1})
-          for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, kNormMaxHeld))
+          for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, norm_held(vec)))
             out.push_back(p.program(rows));
-        for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms, kNormMaxHeld))
+        for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms, norm_held(1)))
           out.push_back(p.program(rows));
       }
 }

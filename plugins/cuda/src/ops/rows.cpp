@@ -24,6 +24,7 @@ constexpr int64_t kH100SmemBudget = 227 << 10;  // the opt-in limit of sm_90 par
 constexpr int64_t kSm90SmemPerSm = 228 << 10;
 constexpr int64_t kCtaSmemReserve = 1 << 10;  // what the driver sets aside a CTA (sm_80 and later)
 constexpr int kMaxSmCtas = 2048 / kClusterThreads;  // CTAs of kClusterThreads an SM holds
+constexpr int kSweepCtas = 4;  // kSmem sweeps holding vectors: the CTAs an SM (64 registers a thread)
 
 RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
@@ -58,20 +59,23 @@ int cluster_for(int64_t nvec, int64_t slice_target) {
   return int(clamp(pow2_ceil(ceil_div(nvec * 16, slice_target)), 1, kMaxCluster));
 }
 
-// Rows of a cluster each whose slices make more than one wave of CTAs though their
-// clusters would fit at once with smaller slices (fp32 vocabulary rows: [64, 128256] is
-// 33 MB, more than the H200's shared memory): the 16-byte vectors a thread keeps in
-// registers, before its slice, so that the slices shrink to one wave. 0 when the
-// slices fit, or when registers cannot make up the difference. On the H200: Softmax [64,
-// 128256] fp32 26.3 -> 24.1 µs (0.68 -> 0.745 of copy), LogSoftmax [64, 152064] fp32
-// 29.5 -> 27.4 µs (0.70 -> 0.756) (docs/perf/cuda-kernels-h200.md, seventeenth round).
-int held_vectors(int64_t slice, int64_t ctas, const RowContext& c) {
+// The 16-byte vectors a thread keeps in registers, before its slice, so that `ctas` CTAs
+// (those of the rows' clusters, or kSweepCtas an SM) fit the SMs at once: 0 when the
+// slices fit, or when more than `cap` vectors would be needed. Rows of a cluster each
+// whose slices make more than one wave though their clusters would fit at once with
+// smaller slices (fp32 vocabulary rows: [64, 128256] is 33 MB, more than the H200's
+// shared memory) shrink to one wave: on the H200, Softmax [64, 128256] fp32 26.3 -> 24.1
+// µs (0.68 -> 0.745 of copy), LogSoftmax [64, 152064] fp32 29.5 -> 27.4 µs (0.70 ->
+// 0.756) (docs/perf/cuda-kernels-h200.md, seventeenth round). Sweeping clusters of 64 KB
+// slices go from three CTAs an SM to four: LogSoftmax [2048, 128256] 0.85 -> 0.88-0.895
+// of copy, GroupNorm [8, 512, 128, 128] 0.85 -> 0.88 (twenty-eighth round).
+int held_vectors(int64_t slice, int64_t ctas, int cap, const RowContext& c) {
   const int64_t per_sm = ceil_div(ctas, c.sm_count);
   if (per_sm > kMaxSmCtas) return 0;
   const int64_t fits = kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
   if (slice <= fits) return 0;
   const int64_t held = ceil_div(slice - fits, int64_t(kClusterThreads) * 16);
-  return held <= c.max_held ? int(held) : 0;
+  return held <= cap ? int(held) : 0;
 }
 
 // The row in the shared memory of a cluster, or the loop form when it does not fit.
@@ -99,9 +103,12 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   // second piece cost more than its overlap with the first gave: [64, 128256] bf16
   // 15.1 -> 15.9 µs (docs/perf/cuda-kernels-h200.md, seventeenth round).
   p.pieces = p.sweep ? 2 : 1;
-  // A cluster a row: all rows at once, in one wave. Where the slices are too large for
-  // that, registers hold part of each.
-  if (!p.sweep) p.held = held_vectors(slice, c.rows * p.cluster, c);
+  // A cluster a row: all rows at once, in one wave, registers holding part of each slice
+  // where the slices are too large for that. Sweeping clusters hold part of each slice in
+  // registers where that lets kSweepCtas CTAs share an SM: one CTA's copies overlap more
+  // of the others' passes, and more clusters share out the rows.
+  p.held = p.sweep ? held_vectors(slice, kSweepCtas * int64_t(c.sm_count), c.max_held.sweep, c)
+                   : held_vectors(slice, c.rows * p.cluster, c.max_held.one_row, c);
   p.slice_bytes = int(slice - int64_t(p.held) * p.tpr * 16);
   return p;
 }
@@ -190,7 +197,7 @@ namespace {
 // plan is told apart by what describe() prints, without building the string for each of
 // the 2^22 lengths (that took minutes in the sanitizer build); neighbouring lengths
 // mostly share a plan, so only a change of plan is looked up.
-std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, int max_held) {
+std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, HeldCaps max_held) {
   typedef std::tuple<int, int, int, int, int, int, bool, int, int> Key;
   const auto key = [](const RowPlan& p) {
     return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep, p.pieces, p.held};
@@ -214,11 +221,11 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
 
 }  // namespace
 
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, int max_held) {
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, HeldCaps max_held) {
   // The program lists ask again for each op and dtype: each distinct question is
   // enumerated once.
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, bool, bool, bool, int>, std::vector<RowPlan>> answers;
+  static std::map<std::tuple<int, int, bool, bool, bool, HeldCaps>, std::vector<RowPlan>> answers;
   const std::lock_guard<std::mutex> lock(mutex);
   const auto question = std::make_tuple(vec, arch, fallback, smem, queue, max_held);
   auto it = answers.find(question);

@@ -36,6 +36,15 @@ struct RowPlan {
   void fit_to(CUfunction f, int sm_count);
 };
 
+// kSmem: the most 16-byte vectors a thread of a family's kernel keeps in registers
+// (RowPlan::held) within 64 registers, so that four CTAs of 256 threads share an SM: in a
+// CTA with one row, and in one that sweeps rows (whose held vectors live longer).
+struct HeldCaps {
+  int one_row = 0;
+  int sweep = 0;
+  auto operator<=>(const HeldCaps&) const = default;
+};
+
 // What a row layout depends on besides the row: the device, how many rows there are,
 // and the shared memory one CTA may use (0: never the kSmem form).
 struct RowContext {
@@ -44,9 +53,7 @@ struct RowContext {
   int sm_count;
   int64_t smem_budget;
   bool queue = false;  // the family has a kQueue kernel (the norms)
-  // kSmem: the most 16-byte vectors a thread of the family's kernel keeps in registers
-  // (RowPlan::held) within 64 registers, so that four CTAs of 256 threads share an SM.
-  int max_held = 0;
+  HeldCaps max_held{};
 };
 
 // The layout for rows of `cols` elements accessed `vec` at a time (1, or 16 bytes'
@@ -64,6 +71,6 @@ RowPlan fallback_rows(int64_t cols, const RowContext& context);
 // the row counts that make each form (a cluster a row, one that holds vectors in
 // registers, clusters that sweep), with (`smem`) or without a shared-memory budget, with
 // or without the queue form, holding at most `max_held` vectors in registers.
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, int max_held);
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, HeldCaps max_held);
 
 }  // namespace tileops::cuda

@@ -8,8 +8,9 @@
 namespace tileops::cuda {
 namespace {
 
-// softmax_smem holding 5 vectors a thread takes 61 registers for sm_90a (ptxas, fp32).
-constexpr int kSoftmaxMaxHeld = 5;
+// softmax_smem holding 5 vectors a thread takes 61 registers for sm_90a (ptxas, fp32),
+// and 64 when it sweeps.
+constexpr HeldCaps kSoftmaxMaxHeld{5, 5};
 
 constexpr int kTx = 32, kTy = 8;  // softmax_col: threads across inner, down len
 
