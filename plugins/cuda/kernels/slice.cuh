@@ -270,11 +270,11 @@ struct HeldVectors {
 
   __device__ __forceinline__ HeldVectors(int kept_vectors, u32 thread) : kept(kept_vectors), lane(thread) {}
   __device__ __forceinline__ int index(int j) const { return j * TPR + int(lane); }
-  // Starts loading row n's of the sweep `rows` (a SlicedRows), if it has a row n.
-  template <class Rows>
-  __device__ __forceinline__ void fetch(const Rows& rows, u32 n) {
-    if (REGS == 0 || !rows.rows.has(n)) return;
-    const T* range = rows.range_of(n);
+  // Starts loading row n's of `sweep` (a SlicedRows), if it has a row n.
+  template <class Sweep>
+  __device__ __forceinline__ void fetch(const Sweep& sweep, u32 n) {
+    if (REGS == 0 || !sweep.rows.has(n)) return;
+    const T* range = sweep.range_of(n);
 #pragma unroll
     for (int j = 0; j < REGS; ++j)
       if (index(j) < kept) v[j] = load<T, V>(range + i64(index(j)) * V);
@@ -286,17 +286,17 @@ struct HeldVectors {
     for (int j = 0; j < REGS; ++j)
       if (index(j) < kept) f(v[j], index(j));
   }
-  // Row n's last pass: f over the held vectors, then over the slice of the sweep `rows`
+  // Row n's last pass: f over the held vectors, then over the slice of `sweep`
   // (each_then_release), fetching row n + 1's held vectors in between where the slice is
   // in pieces that refill with the next row (a sweep), after otherwise: a CTA with one
   // row never fetches, and held vectors live through the slice's pass cost registers
   // (LayerNorm fp32 with both affine inputs, 4 held: 64 registers, 16 bytes spilled).
-  template <class Rows, class F>
-  __device__ __forceinline__ void each_then_fetch(const Rows& rows, u32 n, F f) {
+  template <class Sweep, class F>
+  __device__ __forceinline__ void each_then_fetch(const Sweep& sweep, u32 n, F f) {
     each(f);
-    if constexpr (Rows::kPieces > 1) fetch(rows, n + 1);
-    rows.each_then_release(n, lane, f);
-    if constexpr (Rows::kPieces == 1) fetch(rows, n + 1);
+    if constexpr (Sweep::kPieces > 1) fetch(sweep, n + 1);
+    sweep.each_then_release(n, lane, f);
+    if constexpr (Sweep::kPieces == 1) fetch(sweep, n + 1);
   }
 };
 
