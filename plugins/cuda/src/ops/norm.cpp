@@ -12,14 +12,19 @@
 namespace tileops::cuda {
 namespace {
 
+using tileops_cuda::NormKind, tileops_cuda::kRms, tileops_cuda::kFusedAddRms, tileops_cuda::kLayer, tileops_cuda::kGroup;
+using tileops_cuda::kWeight, tileops_cuda::kBias;
+
 // norm_smem's held vectors within 64 registers (ptxas, sm_90a): 4 a thread in a CTA
 // with one row (5 took LayerNorm fp32 to 76); in a sweeping CTA, whose held vectors also
 // live through the slice's write pass, 3 of 16-bit rows and 2 of fp32 (RMSNorm fp32
-// without a weight spilled 4 bytes with 3, every kind 24-32 bytes with 4).
-HeldCaps norm_held(int vec) { return {4, vec == 8 ? 3 : 2}; }
-
-using tileops_cuda::NormKind, tileops_cuda::kRms, tileops_cuda::kFusedAddRms, tileops_cuda::kLayer, tileops_cuda::kGroup;
-using tileops_cuda::kWeight, tileops_cuda::kBias;
+// without a weight spilled 4 bytes with 3, every kind 24-32 bytes with 4). GroupNorm
+// with weight and bias, whose write pass also finds each vector's channel, one fewer
+// (16-bit: 4 bytes spilled with 4 in one row, with 3 sweeping).
+HeldCaps norm_held(NormKind kind, int affine, int vec) {
+  const int fewer = kind == kGroup && affine == (kWeight | kBias);
+  return {4 - fewer, (vec == 8 ? 3 : 2) - fewer};
+}
 
 // The input index of the weight; the bias, where the op has one, follows it.
 size_t weight_input(NormKind kind) { return kind == kFusedAddRms ? 2 : 1; }
@@ -99,7 +104,7 @@ NormPlan plan(const Call& call, NormKind kind) {
   // The fused add also reads and writes the residual: never the shared-memory or the
   // queue form.
   const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count(),
-                           kind == kFusedAddRms ? 0 : call.smem_budget(), kind != kFusedAddRms, norm_held(vec)};
+                           kind == kFusedAddRms ? 0 : call.smem_budget(), kind != kFusedAddRms, norm_held(kind, p.affine, vec)};
   p.primary = plan_rows(p.cols, vec, context);
   p.fallback = fallback_rows(p.cols, context);
   return p;
@@ -252,9 +257,9 @@ void list_norm_programs(std::vector<ProgramSpec>& out) {
         p.affine = affine;
         const bool row_forms = kind != kFusedAddRms;  // the shared-memory and queue forms
         for (int vec : {max_vec(e), 1})
-          for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, norm_held(vec)))
+          for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, norm_held(kind, affine, vec)))
             out.push_back(p.program(rows));
-        for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms, norm_held(1)))
+        for (const RowPlan& rows : all_row_plans(1, 90, true, row_forms, row_forms, norm_held(kind, affine, 1)))
           out.push_back(p.program(rows));
       }
 }
