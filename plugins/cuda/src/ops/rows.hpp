@@ -2,6 +2,8 @@
 // How a row-wise kernel (norms, softmax along the last dim) lays rows out on threads.
 #include "common.hpp"
 
+#include <compare>
+
 namespace tileops::cuda {
 
 struct RowPlan {
