@@ -147,8 +147,9 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         // SDXL's VAE: 32 groups of 2M elements, the queue's statistics items a few rows ahead
                         {{1, 256, 512, 512}, 32, true, true},
                         // 140 groups of 128K elements in shared memory: clusters sweep them
-                        // (16-bit: 3 vectors a thread in registers, the next row's fetched
-                        // during the write pass)
+                        // (16-bit with at most one affine input: 3 vectors a thread in
+                        // registers, the next row's fetched during the write pass; with
+                        // both, whose cap is 2, none)
                         {{35, 128, 64, 64}, 4, true, true},   {{35, 128, 64, 64}, 4, true, false},
                         {{35, 128, 64, 64}, 4, false, false}};
   for (DType d : kFloats)

@@ -3,7 +3,7 @@
 // Plain C++ with builtin types only, so both compilers see the same sizes and offsets
 // (long long is 8 bytes, pointers 8 bytes on every supported host and device). Every
 // kernel takes exactly one of these by value; the host passes its address to
-// cuLaunchKernel.
+// cuLaunchKernel. Also fast_div, the division by a FastDiv, which both sides compute.
 #pragma once
 
 namespace tileops_cuda {
