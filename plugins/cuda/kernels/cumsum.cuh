@@ -240,16 +240,20 @@ __device__ __forceinline__ void store_warp_span(T* y, i64 first, i64 len, A befo
   }
 }
 
-// The total of the tiles before the `part`-th of its row (tile `id`), from the totals of
-// cumsum_tile_totals, added in a fixed order. Called by the whole CTA, which reads the
-// totals TPR at a time: the last tiles of a long row have thousands before them (a fp32
-// row of 32 MB has 2,048 tiles), which one warp read 32 at a time, a round of L2 latency
-// each (such a row: 0.63 of copy, 0.64 by the CTA; 8 MB: 0.68, 0.72).
+// This thread's share of the total of the tiles before the `part`-th of its row (tile
+// `id`), from the totals of cumsum_tile_totals: those at q = threadIdx.x, + TPR, ...,
+// added in that order. The whole CTA reads them, TPR at a time: the last tiles of a long
+// row have thousands before them (a fp32 row of 32 MB has 2,048 tiles), which one warp
+// read 32 at a time, a round of L2 latency each (such a row: 0.63 of copy, 0.64 by the
+// CTA; 8 MB: 0.68, 0.72). The first read stands outside the loop, so that a row of at
+// most TPR tiles waits for it only where the share is used.
 template <class A, int TPR>
-__device__ __forceinline__ A tiles_before(const A* totals, i64 id, i64 part, A* buf) {
-  A v = A(0);
-  for (i64 q = threadIdx.x; q < part; q += TPR) v += totals[id - part + q];
-  return CtaGroup<TPR>().reduce(v, SumOp(), buf);
+__device__ __forceinline__ A tiles_before_share(const A* totals, i64 id, i64 part) {
+  const A* first = totals + (id - part);
+  A v = i64(threadIdx.x) < part ? first[threadIdx.x] : A(0);
+#pragma unroll 1
+  for (i64 q = i64(threadIdx.x) + TPR; q < part; q += TPR) v += first[q];
+  return v;
 }
 
 // This warp's share of tile blockIdx.x of cumsum_row's tiling (the `part`-th tile of
@@ -302,7 +306,7 @@ __global__ void __launch_bounds__(TPR) cumsum_tile_totals(const ScanParams p) {
     if (span.has(i, p.len))
 #pragma unroll
       for (int k = 0; k < V; ++k) t += acc_of(span.in[i].get(k));
-  t = CtaGroup<TPR>().reduce(t, SumOp(), buf);
+  t = CtaGroup<TPR>().reduce_to_lane0(t, SumOp(), buf);
   if (threadIdx.x == 0) static_cast<A*>(p.totals)[span.id] = t;
 }
 
@@ -311,21 +315,36 @@ __global__ void __launch_bounds__(TPR) cumsum_row(const ScanParams p) {
   typedef typename Acc<T>::type A;
   static_assert(TPR % 32 == 0, "whole warps");
   constexpr int WARPS = TPR / 32;
-  __shared__ A warp_total[WARPS], tile_partial[CtaGroup<TPR>::kBuf];
+  __shared__ A warp_total[WARPS], warp_tiles_before[WARPS];
   __shared__ A tile_before;
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const L2Priority priority = p.totals ? kL2Drop : kL2Default;  // the two-pass form's second pass
   const RowTileSpan<T, V, ITEMS, TPR> span(p, priority);
   const i64 id = span.id, row = span.row, part = span.part, first = span.first;
+  // The two-pass form reads the totals of the tiles before this one while the tile's own
+  // loads are in flight, and combines them at the barrier that combines the warps' spans:
+  // the tile waits once for L2 and once for the CTA, not once more of each after its scan.
+  const bool from_totals = p.chain > 1 && p.totals;  // uniform over the grid
+  A share = A(0);
+  if (from_totals) {
+    pdl_wait();  // the totals are written by cumsum_tile_totals
+    share = tiles_before_share<A, TPR>(static_cast<const A*>(p.totals), id, part);
+  }
   A v[ITEMS][V], base[ITEMS];
   const A carry = scan_warp_span<T, A, V, ITEMS>(span.in, first, p.len, v, base);
-  if (lane == 0) warp_total[warp] = carry;
+  if (from_totals) share = warp_reduce<32>(share, SumOp());
+  if (lane == 0) {
+    warp_total[warp] = carry;
+    warp_tiles_before[warp] = share;
+  }
   __syncthreads();
   A before_warp, total;
   before_and_total<A, WARPS>(warp_total, 1, int(warp), before_warp, total);
-  if (p.chain > 1 && p.totals) {  // uniform over the grid
-    pdl_wait();  // the totals are written by cumsum_tile_totals
-    before_warp = tiles_before<A, TPR>(static_cast<const A*>(p.totals), id, part, tile_partial) + before_warp;
+  if (from_totals) {
+    A tiles = A(0);
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) tiles += warp_tiles_before[w];
+    before_warp = tiles + before_warp;
   } else if (p.chain > 1) {
     if (warp == 0) {
       pdl_wait();  // the status is zeroed by zero_words
