@@ -310,7 +310,10 @@ TILEOPS_GPU_TEST_CASE("cumsum") {
                         {{600, 8192}, -1}, {{1000, 5000}, 1},
                         // rows of many tiles too large for L2 (48 MB at 16 bits): the
                         // look-back instead of two passes (the rows above are two-pass)
-                        {{8, 3000000}, -1}};
+                        {{8, 3000000}, -1},
+                        // rows of many tiles, of a length that takes no vector: the look-back
+                        // of the element-by-element kernel, five rows' tiles part-major
+                        {{5, 100003}, -1}};
   for (DType d : {dtypes::float32, dtypes::float16, dtypes::bfloat16, dtypes::int64})
     for (const Case& c : cases)
       check_against_cpu_ref("CumsumFwdOp", {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));

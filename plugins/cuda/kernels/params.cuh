@@ -17,6 +17,8 @@ namespace tileops_cuda {
 enum Activation { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };
 enum BinaryOp { kAdd = 0, kMul = 1 };
 enum NormKind { kRms = 0, kFusedAddRms = 1, kLayer = 2, kGroup = 3 };
+// The order in which cumsum_row's CTAs take a row's tiles (cumsum.cuh, RowTileSpan).
+enum TileOrder { kRowMajor = 0, kPartMajor = 1 };
 // The affine inputs a norm kernel is compiled for (its AFFINE template argument: the
 // sum of those present, 0 for none): the host knows them when it builds the kernel. A
 // kernel that tested the pointers instead held a copy of its write loop for each case,
