@@ -48,7 +48,9 @@ rm -rf "$out"
 # Builds libtileops and the built-in CUDA plugin of revision $1 in a git worktree under
 # $2 (kept for the next time) and copies them into $3.
 build_revision() {
-  local rev=$1 work=$2 dest=$3
+  # Resolved here: in the worktree, a name such as HEAD means the worktree's own commit.
+  local rev work=$2 dest=$3
+  rev=$(git rev-parse --verify "$1^{commit}")
   if [ -d "$work/src" ]; then
     git -C "$work/src" checkout -q --detach "$rev"
   else
