@@ -52,16 +52,23 @@ struct CumsumPlan {
   int vec = 1;       // elements per access of the primary kernel
   int tpr = 32;      // cumsum_row (vector scans; element scans take at most 256)
   bool staged = false;  // rows: cumsum_row_staged at the full vector (each row one tile)
+  // Rows longer than the vector kernel's tile: the programs hold the look-back's
+  // part-major kernels and the two-pass form's, which rows of one tile never launch.
+  bool long_rows = false;
 
   bool strips() const { return strip.bytes > 0; }
   int row_threads(int v) const { return std::min(tpr, row_max_threads(elem, v)); }
+  // Tile order: the look-back's tiles start part-major (cumsum.cuh), rows of one tile
+  // row-major, which at 16 bits takes 64 registers where part-major takes 67 (three
+  // CTAs an SM instead of four: mem-8192x8192 16-bit rows 0.975-0.991 of row-major).
   std::string row_kernel(int v) const {
     const std::string t = cuda_type(elem), items = std::to_string(row_elements(elem) / v);
     if (staged && v == vec)
       return instance("cumsum_row_staged", {t, std::to_string(v), items, std::to_string(row_threads(v)),
                                             std::to_string(kRowStages)});
+    const auto order = long_rows ? tileops_cuda::kPartMajor : tileops_cuda::kRowMajor;
     return instance("cumsum_row", {t, std::to_string(v), items, std::to_string(row_threads(v)),
-                                   std::to_string(int(tileops_cuda::kPartMajor))});
+                                   std::to_string(int(order))});
   }
   // The two-pass form's kernels (at the full vector): the tile totals, then the scan.
   std::vector<std::string> two_pass_kernels() const {
@@ -79,11 +86,11 @@ struct CumsumPlan {
     return instance("cumsum_strip", {cuda_type(elem), std::to_string(v), std::to_string(strip.rows),
                                      std::to_string(tx), std::to_string(kStripThreads / tx)});
   }
-  // The primary kernel (for rows that are not staged, with the two-pass form's kernels),
-  // its element-by-element twin, and zero_words when the tiles chain.
+  // The primary kernel (for long rows, with the two-pass form's kernels), its
+  // element-by-element twin, and zero_words when the tiles chain.
   std::vector<ProgramSpec> programs() const {
     if (strips()) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
-    if (rows && !staged) {
+    if (long_rows) {
       const auto two_pass = two_pass_kernels();
       return {{"cumsum", {row_kernel(vec), two_pass[0], two_pass[1]}},
               {"cumsum", {row_kernel(1)}},
@@ -93,7 +100,7 @@ struct CumsumPlan {
     return {{"cumsum", {kernel(vec)}}, {"cumsum", {kernel(1)}}, zero_words_program()};
   }
   std::string identity(const Call& call) const {
-    const std::string form = rows     ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : "")
+    const std::string form = rows     ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : long_rows ? " long" : "")
                              : strips() ? "|strips b" + std::to_string(strip.bytes) + " r" + std::to_string(strip.rows)
                                       : std::string("|columns");
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
@@ -116,6 +123,7 @@ CumsumPlan plan(const Call& call) {
     // Enough threads for the row to be one tile, up to row_max_threads.
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
     p.staged = cumsum_rows_staged(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count());
+    p.long_rows = a.size > int64_t(p.row_threads(p.vec)) * row_elements(p.elem);
   } else if (p.strip = cumsum_strips(p.elem, a.outer, a.inner, call.sm_count()); p.strips()) {
     p.vec = a.inner % maxv == 0 ? maxv : 1;
   } else {
@@ -131,10 +139,8 @@ class CumsumKernel final : public CudaKernel {
         plan_(plan),
         primary_(modules[0]->functions[0]),
         zero_(plan.strips() ? nullptr : modules[2]->functions[0]),
-        totals_(plan.rows && !plan.staged ? modules[0]->functions[1] : nullptr),
-        two_pass_scan_(plan.rows && !plan.staged ? modules[0]->functions[2] : nullptr),
-        one_tile_rows_(two_pass_scan_ && two_pass_elements(plan.elem) == row_elements(plan.elem) ? two_pass_scan_
-                                                                                                  : primary_),
+        totals_(plan.long_rows ? modules[0]->functions[1] : nullptr),
+        two_pass_scan_(plan.long_rows ? modules[0]->functions[2] : nullptr),
         fallback_(modules[1]->functions[0]) {
     if (plan_.staged) {
       allow_max_smem(primary_, device);
@@ -195,7 +201,7 @@ class CumsumKernel final : public CudaKernel {
       cuda::launch(two_pass_scan_, s, a.stream, &p);  // the same tiles
       return;
     }
-    const CUfunction scan = !ok ? fallback_ : plan_.rows && p.chain == 1 ? one_tile_rows_ : primary_;
+    const CUfunction scan = ok ? primary_ : fallback_;
     if (p.chain == 1) {
       cuda::launch(scan, s, a.stream, &p);
       return;
@@ -212,13 +218,7 @@ class CumsumKernel final : public CudaKernel {
   size_t staged_smem(int64_t len) const { return size_t(kRowStages) * size_t(len) * size_of(plan_.elem); }
 
   CumsumPlan plan_;
-  CUfunction primary_, zero_, totals_, two_pass_scan_;
-  // Rows of one tile (no look-back, so tile order is moot): the two-pass scan's row-major
-  // kernel where its tiles are whole (16-bit), else the primary. The part-major 16-bit
-  // kernel takes 67 registers, three CTAs an SM instead of four: mem-8192x8192 16-bit
-  // rows ran at 0.975-0.991 of the row-major one.
-  CUfunction one_tile_rows_;
-  CUfunction fallback_;
+  CUfunction primary_, zero_, totals_, two_pass_scan_, fallback_;
   int64_t staged_ctas_ = 0;  // cumsum_row_staged: the CTAs the GPU holds at once
 };
 
@@ -280,7 +280,15 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
         for (auto& spec : p.programs()) out.push_back(std::move(spec));
       }
     }
+    // Rows longer than a tile (at the most threads), in whole vectors or element by element.
     p.staged = false;
+    p.long_rows = true;
+    p.tpr = row_max_threads(e, max_vec(e));
+    for (int v : {max_vec(e), 1}) {
+      p.vec = v;
+      for (auto& spec : p.programs()) out.push_back(std::move(spec));
+    }
+    p.long_rows = false;
     p.rows = false;
     p.vec = col_vec(e);
     for (auto& spec : p.programs()) out.push_back(std::move(spec));
