@@ -15,6 +15,7 @@
 #include "driver.hpp"
 #include "jit.hpp"
 #include "nvrtc.hpp"
+#include "ops/norm.hpp"
 #include "ops/rows.hpp"
 
 #include <tileops/backend.hpp>
@@ -403,13 +404,14 @@ std::vector<JitTimes> jit_times() {
   std::vector<JitTimes> out;
   const auto plan = cuda::plan_rows(8192, 8, {90, 8192, 132, 0});
   // The norms' forms for longer rows too, as the planner picks them on the H200 (227 KB
-  // of shared memory a CTA; norm.cpp's caps of 16-bit rows' vectors a thread in
-  // registers, but for GroupNorm with weight and bias): RMSNorm [64, 65536] (registers of
-  // a cluster), GroupNorm [8, 512, 128, 128] without affine inputs, as the workload row
-  // (a cluster's shared memory, 3 vectors a thread in registers), GroupNorm VAE [1, 256,
-  // 512, 512] (the queue) and the VAE's scalar twin, built beside it for pointers found
-  // misaligned.
-  const auto on_h200 = [](int64_t rows) { return cuda::RowContext{90, rows, 132, 232448, true, {4, 3}}; };
+  // of shared memory a CTA; the norms' caps of 16-bit rows' vectors a thread in
+  // registers): RMSNorm [64, 65536] (registers of a cluster), GroupNorm [8, 512, 128, 128]
+  // without affine inputs, as the workload row (a cluster's shared memory, 3 vectors a
+  // thread in registers), GroupNorm VAE [1, 256, 512, 512] (the queue) and the VAE's
+  // scalar twin, built beside it for pointers found misaligned.
+  const auto on_h200 = [](int64_t rows) {
+    return cuda::RowContext{90, rows, 132, 232448, true, cuda::norm_held(tileops_cuda::kGroup, 0, 8)};
+  };
   const auto norm = [](const char* type_kind_affine, const cuda::RowPlan& rows) {
     return cuda::ProgramSpec{"norm", {"tileops_cuda::" + rows.kernel("norm") + "<tileops_cuda::" + type_kind_affine +
                                       ", " + rows.template_args() + ">"}};

@@ -175,11 +175,11 @@ class CumsumKernel final : public CudaKernel {
     }
     if (plan_.rows) {
       const int64_t threads = plan_.row_threads(v);
-      two_pass = totals_ && ok && ax.size > threads * row_elements(plan_.elem) &&
-                 cumsum_rows_two_pass(plan_.elem, ax.outer * ax.size, device_.l2_bytes);
+      // totals_: the plan's rows are longer than the vector kernel's tile.
+      two_pass = totals_ && ok && cumsum_rows_two_pass(plan_.elem, ax.outer * ax.size, device_.l2_bytes);
       p.chain = ceil_div(ax.size, threads * (two_pass ? two_pass_elements(plan_.elem) : row_elements(plan_.elem)));
       p.col_blocks = 1;
-      s.block[0] = unsigned(plan_.row_threads(v));
+      s.block[0] = unsigned(threads);
     } else if (plan_.strips()) {
       p.chain = 1;
       p.col_blocks = ceil_div(ax.inner, int64_t(strip_tx(plan_.elem, v, plan_.strip.bytes)) * v);

@@ -1,5 +1,7 @@
 // Kernel types of the norm family: RMSNormFwdOp, FusedAddRMSNormFwdOp, LayerNormFwdOp,
 // GroupNormFwdOp (kernels/norm.cuh).
+#include "norm.hpp"
+
 #include "common.hpp"
 #include "ops.hpp"
 #include "rows.hpp"
@@ -14,17 +16,6 @@ namespace {
 
 using tileops_cuda::NormKind, tileops_cuda::kRms, tileops_cuda::kFusedAddRms, tileops_cuda::kLayer, tileops_cuda::kGroup;
 using tileops_cuda::kWeight, tileops_cuda::kBias;
-
-// norm_smem's held vectors within 64 registers (ptxas, sm_90a): 4 a thread in a CTA
-// with one row (5 took LayerNorm fp32 to 76); in a sweeping CTA, whose held vectors also
-// live through the slice's write pass, 3 of 16-bit rows and 2 of fp32 (RMSNorm fp32
-// without a weight spilled 4 bytes with 3, every kind 24-32 bytes with 4). GroupNorm
-// with weight and bias, whose write pass also finds each vector's channel, one fewer
-// (16-bit: 4 bytes spilled with 4 in one row, with 3 sweeping).
-HeldCaps norm_held(NormKind kind, int affine, int vec) {
-  const int fewer = kind == kGroup && affine == (kWeight | kBias);
-  return {4 - fewer, (vec == 8 ? 3 : 2) - fewer};
-}
 
 // The input index of the weight; the bias, where the op has one, follows it.
 size_t weight_input(NormKind kind) { return kind == kFusedAddRms ? 2 : 1; }
@@ -242,6 +233,17 @@ const KernelTypeDef kLayerNorm{"LayerNormFwdOp", "cuda_layer_norm", norm_identit
 const KernelTypeDef kGroupNorm{"GroupNormFwdOp", "cuda_group_norm", norm_identity<kGroup>, build_norm<kGroup>};
 
 }  // namespace
+
+// norm_smem's held vectors within 64 registers (ptxas, sm_90a): 4 a thread in a CTA
+// with one row (5 took LayerNorm fp32 to 76); in a sweeping CTA, whose held vectors also
+// live through the slice's write pass, 3 of 16-bit rows and 2 of fp32 (RMSNorm fp32
+// without a weight spilled 4 bytes with 3, every kind 24-32 bytes with 4). GroupNorm
+// with weight and bias, whose write pass also finds each vector's channel, one fewer
+// (16-bit: 4 bytes spilled with 4 in one row, with 3 sweeping).
+HeldCaps norm_held(NormKind kind, int affine, int vec) {
+  const int fewer = kind == kGroup && affine == (kWeight | kBias);
+  return {4 - fewer, (vec == 8 ? 3 : 2) - fewer};
+}
 
 void register_norm_ops(sdk::Registrar& reg) {
   for (const KernelTypeDef* def : {&kRmsNorm, &kFusedAddRmsNorm, &kLayerNorm, &kGroupNorm}) register_kernel_type(reg, *def);
