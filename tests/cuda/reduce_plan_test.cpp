@@ -1,6 +1,7 @@
 // How a reduction's axes map onto the reduce kernels (reduce_layout), and which CTA the
 // column reductions take (reduce_col's threads across and down, and the cluster on
 // sm_90), without a GPU.
+#include "ops/common.hpp"
 #include "ops/ops.hpp"
 #include "ops/reduce_layout.hpp"
 
@@ -40,7 +41,9 @@ const std::map<std::string, tileops_kernel_type>& reduce_types() {
     tileops::sdk::host_slot() = &api;
     tileops_plugin_info info{};
     tileops::sdk::Registrar reg(&api, nullptr, &info, nullptr);
-    cuda::register_reduce_ops(reg);
+    std::vector<const cuda::KernelTypeDef*> defs;
+    cuda::list_reduce_types(defs);
+    for (const cuda::KernelTypeDef* def : defs) cuda::register_kernel_type(reg, *def);
   }
   return g_types;
 }

@@ -1,5 +1,6 @@
 // Registers a KernelTypeDef (ops/common.hpp) as an ABI kernel type of the in-tree path.
 #include "ops/common.hpp"
+#include "ops/ops.hpp"
 
 #include <cstring>
 
@@ -44,6 +45,10 @@ void register_kernel_type(sdk::Registrar& reg, const KernelTypeDef& def) {
   type.identity = identity;
   type.build = build;
   reg.kernel_type(type);
+}
+
+void register_all_ops(sdk::Registrar& reg) {
+  for (const KernelTypeDef* def : all_kernel_types()) register_kernel_type(reg, *def);
 }
 
 }  // namespace tileops::cuda

@@ -92,12 +92,14 @@ class CudaKernel : public sdk::Kernel {
 };
 
 // A kernel type of the in-tree path: `identity` plans the call (refusing it by throwing
-// sdk::Failure) and returns a string naming everything the build depends on; `build`
-// plans again and compiles. Interface = op, devices = {"cuda"}.
+// sdk::Failure) and returns a string naming everything the build depends on; `programs`
+// plans it and names the programs `build` loads for it; `build` plans again and compiles.
+// Interface = op, devices = {"cuda"}.
 struct KernelTypeDef {
   const char* op;
   const char* key;
   std::string (*identity)(const Call& call);
+  std::vector<ProgramSpec> (*programs)(const Call& call);
   std::unique_ptr<sdk::Kernel> (*build)(const Call& call);
 };
 void register_kernel_type(sdk::Registrar& reg, const KernelTypeDef& def);

@@ -224,13 +224,15 @@ class CumsumKernel final : public CudaKernel {
 
 std::string cumsum_identity(const Call& call) { return plan(call).identity(call); }
 
+std::vector<ProgramSpec> cumsum_programs(const Call& call) { return plan(call).programs(); }
+
 std::unique_ptr<sdk::Kernel> build_cumsum(const Call& call) {
   const CumsumPlan p = plan(call);
   const DeviceInfo& device = device_info(call.device());
   return std::make_unique<CumsumKernel>(device, p, load_programs(device, p.programs()));
 }
 
-const KernelTypeDef kCumsum{"CumsumFwdOp", "cuda_cumsum", cumsum_identity, build_cumsum};
+const KernelTypeDef kCumsum{"CumsumFwdOp", "cuda_cumsum", cumsum_identity, cumsum_programs, build_cumsum};
 
 }  // namespace
 
@@ -265,7 +267,7 @@ bool cumsum_rows_two_pass(Elem e, int64_t elements, int64_t l2_bytes) {
   return elements * int64_t(size_of(e)) * 4 <= l2_bytes * 3;
 }
 
-void register_cumsum_ops(sdk::Registrar& reg) { register_kernel_type(reg, kCumsum); }
+void list_cumsum_types(std::vector<const KernelTypeDef*>& out) { out.push_back(&kCumsum); }
 
 void list_cumsum_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kCumsumTypes) {

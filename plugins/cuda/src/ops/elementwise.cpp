@@ -81,6 +81,7 @@ struct UnaryPlan {
   Elem elem;
   Activation act;
   int vec;
+  std::vector<ProgramSpec> programs() const { return {program(vec), program(1)}; }  // VectorKernel's two
   ProgramSpec program(int v) const {
     return {"elementwise", {instance("unary", {cuda_type(elem), std::to_string(int(act)), std::to_string(v),
                                                std::to_string(kUnaryTiling.unroll)})}};
@@ -100,7 +101,7 @@ UnaryPlan unary_plan(const Call& call) {
 class UnaryKernel final : public VectorKernel {
  public:
   UnaryKernel(const DeviceInfo& device, const UnaryPlan& p)
-      : VectorKernel(device, {p.program(p.vec), p.program(1)}, p.elem, p.vec, kUnaryTiling) {}
+      : VectorKernel(device, p.programs(), p.elem, p.vec, kUnaryTiling) {}
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     tileops_cuda::UnaryParams p{a.inputs[0]->data, a.outputs[0]->data, numel(shape_of(*a.inputs[0]))};
@@ -115,6 +116,10 @@ std::string unary_identity(const Call& call) {
   return head(call, p.elem) + "|act " + std::to_string(int(p.act)) + "|v" + std::to_string(p.vec);
 }
 template <Activation A>
+std::vector<ProgramSpec> unary_programs(const Call& call) {
+  return unary_plan<A>(call).programs();
+}
+template <Activation A>
 std::unique_ptr<sdk::Kernel> build_unary(const Call& call) {
   return std::make_unique<UnaryKernel>(device_info(call.device()), unary_plan<A>(call));
 }
@@ -125,6 +130,7 @@ struct GatedPlan {
   Elem elem;
   Activation act;
   int vec;
+  std::vector<ProgramSpec> programs() const { return {program(vec), program(1)}; }  // VectorKernel's two
   ProgramSpec program(int v) const {
     return {"elementwise", {instance("gated", {cuda_type(elem), std::to_string(int(act)), std::to_string(v),
                                                std::to_string(kGatedTiling.unroll)})}};
@@ -148,7 +154,7 @@ GatedPlan gated_plan(const Call& call) {
 class GatedKernel final : public VectorKernel {
  public:
   GatedKernel(const DeviceInfo& device, const GatedPlan& p)
-      : VectorKernel(device, {p.program(p.vec), p.program(1)}, p.elem, p.vec, kGatedTiling) {}
+      : VectorKernel(device, p.programs(), p.elem, p.vec, kGatedTiling) {}
   void launch(const sdk::LaunchArgs& a) override {
     prepare();
     const auto x = shape_of(*a.inputs[0]);
@@ -167,6 +173,10 @@ template <Activation A>
 std::string gated_identity(const Call& call) {
   const GatedPlan p = gated_plan<A>(call);
   return head(call, p.elem) + "|act " + std::to_string(int(p.act)) + "|v" + std::to_string(p.vec);
+}
+template <Activation A>
+std::vector<ProgramSpec> gated_programs(const Call& call) {
+  return gated_plan<A>(call).programs();
 }
 template <Activation A>
 std::unique_ptr<sdk::Kernel> build_gated(const Call& call) {
@@ -328,25 +338,29 @@ std::string binary_identity(const Call& call) {
   return head(call, p.elem) + "|alpha " + alpha + (p.two_d ? "|2d v" + std::to_string(p.vec) : std::string("|nd"));
 }
 template <BinaryOp O>
+std::vector<ProgramSpec> binary_programs(const Call& call) {
+  return binary_plan<O>(call).programs();
+}
+template <BinaryOp O>
 std::unique_ptr<sdk::Kernel> build_binary(const Call& call) {
   return std::make_unique<BinaryKernel>(device_info(call.device()), binary_plan<O>(call));
 }
 
 const KernelTypeDef kDefs[] = {
-    {"ReluFwdOp", "cuda_relu", unary_identity<kRelu>, build_unary<kRelu>},
-    {"GeluFwdOp", "cuda_gelu", unary_identity<kGelu>, build_unary<kGelu>},
-    {"SiluFwdOp", "cuda_silu", unary_identity<kSilu>, build_unary<kSilu>},
-    {"SigmoidFwdOp", "cuda_sigmoid", unary_identity<kSigmoid>, build_unary<kSigmoid>},
-    {"SiluAndMulFwdOp", "cuda_silu_and_mul", gated_identity<kSilu>, build_gated<kSilu>},
-    {"GeluAndMulFwdOp", "cuda_gelu_and_mul", gated_identity<kGelu>, build_gated<kGelu>},
-    {"AddFwdOp", "cuda_add", binary_identity<kAdd>, build_binary<kAdd>},
-    {"MulFwdOp", "cuda_mul", binary_identity<kMul>, build_binary<kMul>},
+    {"ReluFwdOp", "cuda_relu", unary_identity<kRelu>, unary_programs<kRelu>, build_unary<kRelu>},
+    {"GeluFwdOp", "cuda_gelu", unary_identity<kGelu>, unary_programs<kGelu>, build_unary<kGelu>},
+    {"SiluFwdOp", "cuda_silu", unary_identity<kSilu>, unary_programs<kSilu>, build_unary<kSilu>},
+    {"SigmoidFwdOp", "cuda_sigmoid", unary_identity<kSigmoid>, unary_programs<kSigmoid>, build_unary<kSigmoid>},
+    {"SiluAndMulFwdOp", "cuda_silu_and_mul", gated_identity<kSilu>, gated_programs<kSilu>, build_gated<kSilu>},
+    {"GeluAndMulFwdOp", "cuda_gelu_and_mul", gated_identity<kGelu>, gated_programs<kGelu>, build_gated<kGelu>},
+    {"AddFwdOp", "cuda_add", binary_identity<kAdd>, binary_programs<kAdd>, build_binary<kAdd>},
+    {"MulFwdOp", "cuda_mul", binary_identity<kMul>, binary_programs<kMul>, build_binary<kMul>},
 };
 
 }  // namespace
 
-void register_elementwise_ops(sdk::Registrar& reg) {
-  for (const KernelTypeDef& def : kDefs) register_kernel_type(reg, def);
+void list_elementwise_types(std::vector<const KernelTypeDef*>& out) {
+  for (const KernelTypeDef& def : kDefs) out.push_back(&def);
 }
 
 void list_elementwise_programs(std::vector<ProgramSpec>& out) {

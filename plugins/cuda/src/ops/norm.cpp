@@ -218,6 +218,11 @@ std::string norm_identity(const Call& call) {
 }
 
 template <NormKind K>
+std::vector<ProgramSpec> norm_programs(const Call& call) {
+  return plan(call, K).programs();
+}
+
+template <NormKind K>
 std::unique_ptr<sdk::Kernel> build_norm(const Call& call) {
   const NormPlan p = plan(call, K);
   const DeviceInfo& device = device_info(call.device());
@@ -226,11 +231,13 @@ std::unique_ptr<sdk::Kernel> build_norm(const Call& call) {
   return std::make_unique<NormKernel>(device, p, modules);
 }
 
-const KernelTypeDef kRmsNorm{"RMSNormFwdOp", "cuda_rms_norm", norm_identity<kRms>, build_norm<kRms>};
+const KernelTypeDef kRmsNorm{"RMSNormFwdOp", "cuda_rms_norm", norm_identity<kRms>, norm_programs<kRms>, build_norm<kRms>};
 const KernelTypeDef kFusedAddRmsNorm{"FusedAddRMSNormFwdOp", "cuda_fused_add_rms_norm", norm_identity<kFusedAddRms>,
-                                     build_norm<kFusedAddRms>};
-const KernelTypeDef kLayerNorm{"LayerNormFwdOp", "cuda_layer_norm", norm_identity<kLayer>, build_norm<kLayer>};
-const KernelTypeDef kGroupNorm{"GroupNormFwdOp", "cuda_group_norm", norm_identity<kGroup>, build_norm<kGroup>};
+                                     norm_programs<kFusedAddRms>, build_norm<kFusedAddRms>};
+const KernelTypeDef kLayerNorm{"LayerNormFwdOp", "cuda_layer_norm", norm_identity<kLayer>, norm_programs<kLayer>,
+                               build_norm<kLayer>};
+const KernelTypeDef kGroupNorm{"GroupNormFwdOp", "cuda_group_norm", norm_identity<kGroup>, norm_programs<kGroup>,
+                               build_norm<kGroup>};
 
 }  // namespace
 
@@ -245,8 +252,8 @@ HeldCaps norm_held(NormKind kind, int affine, int vec) {
   return {4 - fewer, (vec == 8 ? 3 : 2) - fewer};
 }
 
-void register_norm_ops(sdk::Registrar& reg) {
-  for (const KernelTypeDef* def : {&kRmsNorm, &kFusedAddRmsNorm, &kLayerNorm, &kGroupNorm}) register_kernel_type(reg, *def);
+void list_norm_types(std::vector<const KernelTypeDef*>& out) {
+  out.insert(out.end(), {&kRmsNorm, &kFusedAddRmsNorm, &kLayerNorm, &kGroupNorm});
 }
 
 void list_norm_programs(std::vector<ProgramSpec>& out) {

@@ -1,6 +1,7 @@
 #pragma once
 // The op families' kernel types, and every program they can compile (for the test that
-// compiles each variant with NVRTC).
+// compiles each variant with NVRTC, and the one that checks each call's programs are
+// among them).
 #include "../jit.hpp"
 
 #include <tileops/sdk/plugin.hpp>
@@ -9,21 +10,29 @@
 
 namespace tileops::cuda {
 
-void register_norm_ops(sdk::Registrar& reg);
-void register_softmax_ops(sdk::Registrar& reg);
-void register_reduce_ops(sdk::Registrar& reg);
-void register_cumsum_ops(sdk::Registrar& reg);
-void register_elementwise_ops(sdk::Registrar& reg);
-void register_rope_ops(sdk::Registrar& reg);
+struct KernelTypeDef;  // common.hpp
 
-inline void register_all_ops(sdk::Registrar& reg) {
-  register_norm_ops(reg);
-  register_softmax_ops(reg);
-  register_reduce_ops(reg);
-  register_cumsum_ops(reg);
-  register_elementwise_ops(reg);
-  register_rope_ops(reg);
+// Each appends its family's kernel types.
+void list_norm_types(std::vector<const KernelTypeDef*>& out);
+void list_softmax_types(std::vector<const KernelTypeDef*>& out);
+void list_reduce_types(std::vector<const KernelTypeDef*>& out);
+void list_cumsum_types(std::vector<const KernelTypeDef*>& out);
+void list_elementwise_types(std::vector<const KernelTypeDef*>& out);
+void list_rope_types(std::vector<const KernelTypeDef*>& out);
+
+inline std::vector<const KernelTypeDef*> all_kernel_types() {
+  std::vector<const KernelTypeDef*> out;
+  list_norm_types(out);
+  list_softmax_types(out);
+  list_reduce_types(out);
+  list_cumsum_types(out);
+  list_elementwise_types(out);
+  list_rope_types(out);
+  return out;
 }
+
+// Registers every kernel type with the host (kernel_type.cpp).
+void register_all_ops(sdk::Registrar& reg);
 
 // Each appends every program its kernel types can build for sm_90 (and the strided copy).
 void list_norm_programs(std::vector<ProgramSpec>& out);

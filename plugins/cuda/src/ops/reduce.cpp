@@ -217,21 +217,27 @@ std::string reduce_identity(const Call& call) {
 }
 
 template <ReduceKind R>
+std::vector<ProgramSpec> reduce_programs(const Call& call) {
+  return plan(call, R).programs();
+}
+
+template <ReduceKind R>
 std::unique_ptr<sdk::Kernel> build_reduce(const Call& call) {
   const ReducePlan p = plan(call, R);
   const DeviceInfo& device = device_info(call.device());
   return std::make_unique<ReduceKernel>(device, p, load_programs(device, p.programs()));
 }
 
-const KernelTypeDef kSumDef{"SumFwdOp", "cuda_sum", reduce_identity<kSum>, build_reduce<kSum>};
-const KernelTypeDef kMeanDef{"MeanFwdOp", "cuda_mean", reduce_identity<kMean>, build_reduce<kMean>};
-const KernelTypeDef kAmaxDef{"AmaxFwdOp", "cuda_amax", reduce_identity<kAmax>, build_reduce<kAmax>};
-const KernelTypeDef kArgmaxDef{"ArgmaxFwdOp", "cuda_argmax", reduce_identity<kArgmax>, build_reduce<kArgmax>};
+const KernelTypeDef kSumDef{"SumFwdOp", "cuda_sum", reduce_identity<kSum>, reduce_programs<kSum>, build_reduce<kSum>};
+const KernelTypeDef kMeanDef{"MeanFwdOp", "cuda_mean", reduce_identity<kMean>, reduce_programs<kMean>, build_reduce<kMean>};
+const KernelTypeDef kAmaxDef{"AmaxFwdOp", "cuda_amax", reduce_identity<kAmax>, reduce_programs<kAmax>, build_reduce<kAmax>};
+const KernelTypeDef kArgmaxDef{"ArgmaxFwdOp", "cuda_argmax", reduce_identity<kArgmax>, reduce_programs<kArgmax>,
+                               build_reduce<kArgmax>};
 
 }  // namespace
 
-void register_reduce_ops(sdk::Registrar& reg) {
-  for (const KernelTypeDef* def : {&kSumDef, &kMeanDef, &kAmaxDef, &kArgmaxDef}) register_kernel_type(reg, *def);
+void list_reduce_types(std::vector<const KernelTypeDef*>& out) {
+  out.insert(out.end(), {&kSumDef, &kMeanDef, &kAmaxDef, &kArgmaxDef});
 }
 
 void list_reduce_programs(std::vector<ProgramSpec>& out) {

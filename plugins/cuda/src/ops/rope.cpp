@@ -20,6 +20,8 @@ struct RopePlan {
   bool partial = false;  // R < D: pass-through units
   int vec = 1;
 
+  // The kernel for whole vectors, then its element-by-element twin for misaligned pointers.
+  std::vector<ProgramSpec> programs() const { return {program(vec), program(1)}; }
   ProgramSpec program(int v) const {
     return {"rope", {instance("rope", {cuda_type(elem), cuda_type(pos), interleaved ? "1" : "0", std::to_string(v),
                                        partial ? "1" : "0"})}};
@@ -68,7 +70,7 @@ class RopeKernel final : public CudaKernel {
       : CudaKernel(device, "{\"kernel\": \"" + plan.program(plan.vec).kernels[0] + "\"}"),
         plan_(plan),
         errors_(value_error_slot(device)) {
-    const auto modules = load_programs(device, {plan.program(plan.vec), plan.program(1)});
+    const auto modules = load_programs(device, plan.programs());
     primary_ = modules[0]->functions[0];
     fallback_ = modules[1]->functions[0];
     primary_per_sm_ = occupancy(primary_, kThreads) * kWaves;
@@ -121,15 +123,17 @@ std::string rope_identity(const Call& call) {
          (p.interleaved ? "|interleaved" : "|neox") + (p.partial ? "|partial" : "") + "|v" + std::to_string(p.vec);
 }
 
+std::vector<ProgramSpec> rope_programs(const Call& call) { return plan(call).programs(); }
+
 std::unique_ptr<sdk::Kernel> build_rope(const Call& call) {
   return std::make_unique<RopeKernel>(device_info(call.device()), plan(call));
 }
 
-const KernelTypeDef kRope{"RoPEFwdOp", "cuda_rope", rope_identity, build_rope};
+const KernelTypeDef kRope{"RoPEFwdOp", "cuda_rope", rope_identity, rope_programs, build_rope};
 
 }  // namespace
 
-void register_rope_ops(sdk::Registrar& reg) { register_kernel_type(reg, kRope); }
+void list_rope_types(std::vector<const KernelTypeDef*>& out) { out.push_back(&kRope); }
 
 void list_rope_programs(std::vector<ProgramSpec>& out) {
   for (Elem e : kFloats)

@@ -158,21 +158,24 @@ std::string softmax_identity(const Call& call) {
 }
 
 template <int LOG>
+std::vector<ProgramSpec> softmax_programs(const Call& call) {
+  return plan(call, LOG).programs();
+}
+
+template <int LOG>
 std::unique_ptr<sdk::Kernel> build_softmax(const Call& call) {
   const SoftmaxPlan p = plan(call, LOG);
   const DeviceInfo& device = device_info(call.device());
   return std::make_unique<SoftmaxKernel>(device, p, load_programs(device, p.programs()));
 }
 
-const KernelTypeDef kSoftmax{"SoftmaxFwdOp", "cuda_softmax", softmax_identity<0>, build_softmax<0>};
-const KernelTypeDef kLogSoftmax{"LogSoftmaxFwdOp", "cuda_log_softmax", softmax_identity<1>, build_softmax<1>};
+const KernelTypeDef kSoftmax{"SoftmaxFwdOp", "cuda_softmax", softmax_identity<0>, softmax_programs<0>, build_softmax<0>};
+const KernelTypeDef kLogSoftmax{"LogSoftmaxFwdOp", "cuda_log_softmax", softmax_identity<1>, softmax_programs<1>,
+                                build_softmax<1>};
 
 }  // namespace
 
-void register_softmax_ops(sdk::Registrar& reg) {
-  register_kernel_type(reg, kSoftmax);
-  register_kernel_type(reg, kLogSoftmax);
-}
+void list_softmax_types(std::vector<const KernelTypeDef*>& out) { out.insert(out.end(), {&kSoftmax, &kLogSoftmax}); }
 
 void list_softmax_programs(std::vector<ProgramSpec>& out) {
   for (int log : {0, 1})

@@ -1,0 +1,311 @@
+// The programs a call's kernel type loads (KernelTypeDef::programs, what build compiles),
+// over calls of every op across dtypes, row-length classes, axes and broadcasts on an
+// H200's facts: each must be among all_programs(), which test_cuda_nvrtc_variants
+// compiles, or CI would pass a kernel that NVRTC cannot build; and calls with the same
+// identity, which share one kernel, must load the same programs. No GPU needed.
+#include "ops/common.hpp"
+#include "ops/ops.hpp"
+
+#include <doctest/doctest.h>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuda = tileops::cuda;
+
+namespace {
+
+constexpr tileops_dtype kF32{TILEOPS_DTYPE_FLOAT, 32, 1}, kF16{TILEOPS_DTYPE_FLOAT, 16, 1},
+    kBf16{TILEOPS_DTYPE_BFLOAT, 16, 1}, kI32{TILEOPS_DTYPE_INT, 32, 1}, kI64{TILEOPS_DTYPE_INT, 64, 1};
+const std::vector<tileops_dtype> kFloats{kF32, kF16, kBf16}, kAll{kF32, kF16, kBf16, kI32, kI64};
+
+const tileops_device_facts kH200{sizeof(tileops_device_facts), 90, "test", 132, 232448};
+
+// One call, owning everything its tileops_call points at.
+class TestCall {
+ public:
+  TestCall(const char* op, std::string label) : op_(op), label_(std::move(label)) {}
+
+  TestCall& tensor(tileops_dtype dtype, std::vector<int64_t> shape) {
+    const auto& s = shapes_.emplace_back(std::move(shape));
+    specs_.push_back({sizeof(tileops_tensor_spec), {}, dtype, int32_t(s.size()), s.data()});
+    return *this;
+  }
+  TestCall& absent() {
+    specs_.push_back({});  // struct_size 0 marks it
+    return *this;
+  }
+  TestCall& param_int(const char* name, int64_t v) { return param(name, TILEOPS_PARAM_INT).u.i = v, *this; }
+  TestCall& param_float(const char* name, double v) { return param(name, TILEOPS_PARAM_FLOAT).u.f = v, *this; }
+  TestCall& param_string(const char* name, const char* v) { return param(name, TILEOPS_PARAM_STRING).u.s = v, *this; }
+  TestCall& param_bool(const char* name, bool v) { return param(name, TILEOPS_PARAM_BOOL).u.b = v, *this; }
+  TestCall& param_none(const char* name) { return param(name, TILEOPS_PARAM_NONE), *this; }
+  TestCall& param_ints(const char* name, std::vector<int64_t> v) {
+    const auto& list = lists_.emplace_back(std::move(v));
+    tileops_param& p = param(name, TILEOPS_PARAM_INT_LIST);
+    p.u.ints = {list.data(), list.size()};
+    return *this;
+  }
+
+  const std::string& label() const { return label_; }
+  const tileops_call& call() {
+    tensors_.clear();
+    for (const auto& s : specs_) tensors_.push_back(s.struct_size ? &s : nullptr);
+    call_ = {sizeof call_, op_, op_, {}, &kH200, tensors_.data(), tensors_.size(), params_.data(), params_.size()};
+    return call_;
+  }
+
+ private:
+  tileops_param& param(const char* name, int32_t kind) {
+    tileops_param& p = params_.emplace_back();
+    p.name = name;
+    p.kind = kind;
+    return p;
+  }
+
+  const char* op_;
+  std::string label_;
+  std::deque<std::vector<int64_t>> shapes_, lists_;  // deque: what specs and params point at stays put
+  std::deque<tileops_tensor_spec> specs_;
+  std::vector<const tileops_tensor_spec*> tensors_;
+  std::vector<tileops_param> params_;
+  tileops_call call_{};
+};
+
+std::string text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+std::string text(tileops_dtype d) { return (d.code == TILEOPS_DTYPE_BFLOAT ? "bf" : d.code == TILEOPS_DTYPE_INT ? "i" : "f") + std::to_string(d.bits); }
+
+// Row lengths across the row forms' classes (a warp, a CTA, a cluster, shared memory, the
+// queue), odd ones among them, and row counts from one to more than the GPU holds.
+const std::vector<int64_t> kLens{1, 3, 8, 100, 256, 1000, 4096, 5000, 8192, 8200, 16384, 32768, 65536, 100003, 128256,
+                                 262144, 1 << 20, 3000000};
+const std::vector<int64_t> kRows{1, 2, 5, 64, 132, 1000, 8192, 65536};
+
+using Calls = std::deque<TestCall>;
+
+void norm_calls(const char* op, Calls& out) {
+  const bool fused = std::string(op) == "FusedAddRMSNormFwdOp", layer = std::string(op) == "LayerNormFwdOp";
+  for (tileops_dtype d : kFloats)
+    for (int64_t rows : kRows)
+      for (int64_t len : kLens)
+        for (int affine = 0; affine < (layer ? 4 : 2); ++affine) {
+          auto& c = out.emplace_back(op, text(d) + " " + text(std::vector<int64_t>{rows, len}) + " affine " + std::to_string(affine));
+          c.tensor(d, {rows, len});
+          if (fused) c.tensor(d, {rows, len});
+          affine & 1 ? c.tensor(d, {len}) : c.absent();
+          if (layer) affine & 2 ? c.tensor(d, {len}) : c.absent();
+          c.param_ints("normalized_shape", {len});
+          op == std::string("RMSNormFwdOp") && affine ? c.param_none("eps") : c.param_float("eps", 1e-6);
+        }
+}
+
+void group_norm_calls(Calls& out) {
+  const std::vector<std::vector<int64_t>> spatial{{}, {1}, {7}, {5, 5}, {64, 64}, {128, 128}, {1024, 1024}};
+  for (tileops_dtype d : kFloats)
+    for (int64_t n : {1, 2, 8})
+      for (int64_t channels : {3, 32, 64, 256, 512})
+        for (int64_t groups : {int64_t(1), int64_t(32), channels})
+          for (const auto& s : spatial)
+            for (int affine = 0; affine < 4; ++affine) {
+              std::vector<int64_t> x{n, channels};
+              x.insert(x.end(), s.begin(), s.end());
+              auto& c = out.emplace_back("GroupNormFwdOp", text(d) + " " + text(x) + " groups " + std::to_string(groups) +
+                                                               " affine " + std::to_string(affine));
+              c.tensor(d, x);
+              affine & 1 ? c.tensor(d, {channels}) : c.absent();
+              affine & 2 ? c.tensor(d, {channels}) : c.absent();
+              c.param_int("num_groups", groups).param_float("eps", 1e-5);
+            }
+}
+
+// Shapes of 1-3 dims for the ops that take one axis (softmax, cumsum).
+std::vector<std::vector<int64_t>> axis_shapes() {
+  std::vector<std::vector<int64_t>> out;
+  for (int64_t len : kLens) {
+    out.push_back({len});
+    for (int64_t rows : kRows) out.push_back({rows, len});
+  }
+  for (int64_t inner : {1, 7, 8, 64, 4096})
+    for (int64_t len : {2, 100, 4096, 65536})
+      for (int64_t outer : {1, 3, 64}) out.push_back({outer, len, inner});
+  return out;
+}
+
+void axis_calls(const char* op, const std::vector<tileops_dtype>& dtypes, Calls& out) {
+  for (tileops_dtype d : dtypes)
+    for (const auto& shape : axis_shapes())
+      for (int64_t dim = 0; dim < int64_t(shape.size()); ++dim)
+        out.emplace_back(op, text(d) + " " + text(shape) + " dim " + std::to_string(dim))
+            .tensor(d, shape)
+            .param_int("dim", dim);
+}
+
+void reduce_calls(const char* op, Calls& out) {
+  const bool argmax = std::string(op) == "ArgmaxFwdOp", sums = std::string(op) == "SumFwdOp" || std::string(op) == "MeanFwdOp";
+  const std::vector<std::vector<int64_t>> shapes{{1},           {5000},          {3000000},          {64, 128256},
+                                                 {8192, 8192},  {4096, 7},       {1000, 3, 256},     {8, 512, 4096},
+                                                 {2, 3, 4, 5},  {16, 1, 4096},   {256, 64, 64, 64},  {4, 8192, 2, 64}};
+  for (tileops_dtype d : sums ? kFloats : kAll)
+    for (const auto& shape : shapes) {
+      const int64_t n = int64_t(shape.size());
+      std::vector<std::vector<int64_t>> dim_sets{{}};  // every axis
+      for (int64_t a = 0; a < n; ++a) dim_sets.push_back({a});
+      if (!argmax && n >= 3) dim_sets.insert(dim_sets.end(), {{0, 2}, {1, n - 1}, {0, n - 1}});
+      for (const auto& dims : dim_sets) {
+        auto& c = out.emplace_back(op, text(d) + " " + text(shape) + " dim " + text(dims));
+        c.tensor(d, shape).param_bool("keepdim", false);
+        if (dims.empty())
+          c.param_none("dim");
+        else if (argmax)
+          c.param_int("dim", dims[0]);
+        else
+          c.param_ints("dim", dims);
+      }
+    }
+}
+
+const std::vector<std::vector<int64_t>> kFlatShapes{{1}, {7}, {4096}, {4095}, {8192, 8192}, {3, 5, 7}, {1 << 20}, {16, 128256}};
+
+void unary_calls(const char* op, const std::vector<tileops_dtype>& dtypes, Calls& out) {
+  const bool gelu = std::string(op) == "GeluFwdOp";
+  for (tileops_dtype d : dtypes)
+    for (const auto& shape : kFlatShapes)
+      for (const char* form : {"none", "tanh"}) {
+        auto& c = out.emplace_back(op, text(d) + " " + text(shape) + " " + form).tensor(d, shape);
+        if (!gelu) break;
+        c.param_string("approximate", form);
+      }
+}
+
+void gated_calls(const char* op, Calls& out) {
+  const bool gelu = std::string(op) == "GeluAndMulFwdOp";
+  for (tileops_dtype d : kFloats)
+    for (const auto& shape : std::vector<std::vector<int64_t>>{{2}, {6}, {16}, {4096, 28672}, {3, 22}, {7, 8200}})
+      for (const char* form : {"none", "tanh"}) {
+        auto& c = out.emplace_back(op, text(d) + " " + text(shape) + " " + form).tensor(d, shape);
+        if (!gelu) break;
+        c.param_string("approximate", form);
+      }
+}
+
+void binary_calls(const char* op, const std::vector<tileops_dtype>& dtypes, Calls& out) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> pairs{
+      {{4096}, {4096}},       {{7}, {7}},          {{8192, 4096}, {4096}}, {{8192, 4096}, {8192, 1}},
+      {{33, 5}, {5}},         {{1}, {1000}},       {{64, 1, 8}, {1, 16, 8}}, {{2, 3, 4, 5}, {3, 1, 5}},
+      {{4, 1, 6, 1, 2}, {5, 1, 7, 2}}};
+  for (tileops_dtype d : dtypes)
+    for (const auto& [a, b] : pairs) {
+      auto& c = out.emplace_back(op, text(d) + " " + text(a) + " op " + text(b)).tensor(d, a).tensor(d, b);
+      if (std::string(op) == "AddFwdOp") c.param_float("alpha", 1);
+    }
+}
+
+void rope_calls(Calls& out) {
+  for (tileops_dtype d : kFloats)
+    for (tileops_dtype pos : {kI32, kI64})
+      for (const char* layout : {"neox", "interleaved"})
+        for (int64_t head : {6, 64, 80, 128})
+          for (int64_t rot : {int64_t(2), int64_t(32), head / 2, head}) {
+            if (rot > head || rot % 2) continue;
+            for (const std::vector<int64_t>& x : {std::vector<int64_t>{1, 1, head}, {4096, 32, head}, {2, 7, 8, head}}) {
+              std::vector<int64_t> positions(x.begin(), x.end() - 2);
+              out.emplace_back("RoPEFwdOp", text(d) + " " + text(x) + " rot " + std::to_string(rot) + " " + layout)
+                  .tensor(d, x)
+                  .tensor(pos, positions)
+                  .tensor(kF32, {8192, rot})
+                  .param_string("layout", layout);
+            }
+          }
+}
+
+// Calls of every op the in-tree path has kernel types for.
+Calls calls_of(const std::string& op) {
+  Calls out;
+  const char* o = op.c_str();
+  if (op == "RMSNormFwdOp" || op == "FusedAddRMSNormFwdOp" || op == "LayerNormFwdOp") norm_calls(o, out);
+  if (op == "GroupNormFwdOp") group_norm_calls(out);
+  if (op == "SoftmaxFwdOp" || op == "LogSoftmaxFwdOp") axis_calls(o, kFloats, out);
+  if (op == "CumsumFwdOp") axis_calls(o, kAll, out);
+  if (op == "SumFwdOp" || op == "MeanFwdOp" || op == "AmaxFwdOp" || op == "ArgmaxFwdOp") reduce_calls(o, out);
+  if (op == "ReluFwdOp") unary_calls(o, kAll, out);
+  if (op == "GeluFwdOp" || op == "SiluFwdOp" || op == "SigmoidFwdOp") unary_calls(o, kFloats, out);
+  if (op == "SiluAndMulFwdOp" || op == "GeluAndMulFwdOp") gated_calls(o, out);
+  if (op == "AddFwdOp") binary_calls(o, kAll, out);
+  if (op == "MulFwdOp") binary_calls(o, kFloats, out);
+  if (op == "RoPEFwdOp") rope_calls(out);
+  return out;
+}
+
+std::string describe(const std::vector<cuda::ProgramSpec>& programs) {
+  std::string out;
+  for (const auto& p : programs) {
+    out += p.family + ":";
+    for (const auto& k : p.kernels) out += " " + k;
+    out += "; ";
+  }
+  return out;
+}
+
+// Runs `check` on each call of each kernel type that accepts it (refusals are counted
+// but not checked); requires most calls of each op to be accepted, so the check cannot
+// pass by refusing everything.
+void for_each_accepted(const std::function<void(const cuda::KernelTypeDef&, TestCall&, const cuda::Call&)>& check) {
+  for (const cuda::KernelTypeDef* def : cuda::all_kernel_types()) {
+    Calls calls = calls_of(def->op);
+    size_t accepted = 0;
+    for (TestCall& c : calls) {
+      const cuda::Call call(c.call());
+      try {
+        def->identity(call);
+      } catch (const tileops::sdk::Failure&) {
+        continue;
+      }
+      ++accepted;
+      check(*def, c, call);
+    }
+    INFO(std::string(def->op) << ": " << accepted << " of " << calls.size() << " calls accepted");
+    CHECK(accepted * 2 > calls.size());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every program a call loads is one the NVRTC variants test compiles") {
+  std::set<std::pair<std::string, std::string>> listed;  // (family, kernel)
+  for (const auto& p : cuda::all_programs())
+    for (const auto& k : p.kernels) listed.insert({p.family, k});
+  size_t checked = 0;
+  for_each_accepted([&](const cuda::KernelTypeDef& def, TestCall& c, const cuda::Call& call) {
+    for (const auto& p : def.programs(call))
+      for (const auto& k : p.kernels) {
+        CHECK_MESSAGE(listed.count({p.family, k}), std::string(def.op) << " " << c.label() << " loads " << p.family << ".cuh " << k
+                                                          << ", which all_programs() does not list");
+        ++checked;
+      }
+  });
+  MESSAGE(checked << " kernels of accepted calls checked");
+}
+
+TEST_CASE("calls with the same identity load the same programs") {
+  std::map<std::string, std::pair<std::string, std::string>> seen;  // identity -> (call, programs)
+  size_t shared = 0;
+  for_each_accepted([&](const cuda::KernelTypeDef& def, TestCall& c, const cuda::Call& call) {
+    const std::string programs = describe(def.programs(call));
+    const auto [it, added] = seen.emplace(def.identity(call), std::make_pair(c.label(), programs));
+    if (added) return;
+    ++shared;
+    CHECK_MESSAGE(it->second.second == programs, std::string(def.op) << " " << c.label() << " and " << it->second.first
+                                                        << " share the identity " << it->first << " but load "
+                                                        << programs << " and " << it->second.second);
+  });
+  MESSAGE(shared << " calls shared an identity with an earlier one");
+  CHECK(shared > 100);
+}
