@@ -70,7 +70,7 @@ int cluster_for(int64_t nvec, int64_t slice_target) {
 // slices go from three CTAs an SM to four: LogSoftmax [2048, 128256] 0.85 -> 0.88-0.895
 // of copy, GroupNorm [8, 512, 128, 128] 0.85 -> 0.88 (twenty-eighth round).
 int held_vectors(int64_t slice, int64_t ctas, int cap, const RowContext& c) {
-  const int64_t per_sm = ceil_div(ctas, c.sm_count);
+  const int64_t per_sm = std::max<int64_t>(1, ceil_div(ctas, c.sm_count));  // no rows: plan as for one
   if (per_sm > kMaxSmCtas) return 0;
   const int64_t fits = kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
   if (slice <= fits) return 0;

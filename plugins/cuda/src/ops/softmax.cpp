@@ -97,7 +97,7 @@ SoftmaxPlan plan(const Call& call, int log) {
   // A warp reads 128 bytes of a row at a time: narrow vectors, many column tiles.
   const int narrow = std::max(1, maxv / 4);
   p.vec = a.inner % narrow == 0 ? narrow : 1;
-  const int64_t tiles = a.outer * ceil_div(a.inner / p.vec, kTx);
+  const int64_t tiles = std::max<int64_t>(1, a.outer * ceil_div(a.inner / p.vec, kTx));  // empty x: as for one
   // Split len over a cluster when the column tiles alone leave SMs idle.
   if (p.arch >= 90) p.cluster = int(clamp(pow2_ceil(ceil_div(2 * int64_t(call.sm_count()), tiles)), 1, 8));
   return p;
