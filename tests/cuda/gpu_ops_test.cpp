@@ -64,6 +64,7 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
       {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
       {{3, 1048576}, {1048576}, true},  // past a cluster's shared memory: the queue form (fused add: the loop)
       {{1, 4194304}, {4194304}, true},  // one row of the queue: every statistics item, then every normalisation
+      {{0, 128256}, {128256}, true},    // no rows of a length that takes shared memory (planned as one)
   };
   for (DType d : kFloats)
     for (const Case& c : cases) {
@@ -178,7 +179,9 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
                         // rows a cluster (the slice's barrier reused past a parity wrap)
                         {{200, 128256}, -1},
                         // a cluster a row; fp32 holds 2 and 5 vectors a thread in registers
-                        {{64, 128256}, -1}, {{64, 152064}, -1}};
+                        {{64, 128256}, -1}, {{64, 152064}, -1},
+                        // empty along a dim other than the last: no column tiles (planned as one)
+                        {{0, 5, 3}, 1}};
   for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
     for (DType d : kFloats)
       for (const Case& c : cases)
