@@ -76,7 +76,19 @@ static int rms_norm_on_caller_memory(void) {
 }
 
 static int errors(void) {
+  const int64_t shape[2] = {(int64_t)1 << 62, 1};
+  tileops_array* a = NULL;
   tileops_op* op = NULL;
+  EXPECT(tileops_array_empty(kCpu, kF32, -1, shape, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_array_empty: ndim -1") == 0);
+  EXPECT(tileops_array_empty(kCpu, kF32, 2, NULL, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_array_empty: ndim 2 with a null shape") == 0);
+  EXPECT(tileops_array_from_blob(NULL, kCpu, kF32, -2, shape, NULL, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_array_from_blob: ndim -2") == 0);
+  EXPECT(tileops_array_empty(kCpu, kF32, 2, shape, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(),
+                "Tensor::empty: shape [4611686018427387904, 1] of float32 is more than 2^63 bytes") == 0);
+  EXPECT(a == NULL);
   EXPECT(tileops_op_create("RMSNormFwOp", NULL, 0, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);
   EXPECT(strstr(tileops_last_error(), "did you mean RMSNormFwdOp") != NULL);
   EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, "nope", &op) == TILEOPS_ERR_NOT_FOUND);

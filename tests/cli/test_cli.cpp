@@ -72,6 +72,7 @@ const std::map<std::string, Broken> kBroken = {
     {"no_abi_version_symbol.so", {"symbol", {"tileops_plugin_abi_version"}}},
     {"abi_from_future.so", {"abi_version", {"2.0", "1.0"}}},
     {"entry_returns_error.so", {"entry", {"fixture: the vendor runtime is not initialised"}}},
+    {"entry_fails_silently.so", {"entry", {"device error (status 5; the backend gave no message)"}}},
     {"entry_throws.so", {"entry", {"fixture: entry threw"}}},
     {"half_registered.so", {"entry", {"fixture: failed after registering half"}}},
     {"duplicate_target_b.so", {"register", {"SoftmaxFwdOp", "dup"}}},

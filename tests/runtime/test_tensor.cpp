@@ -96,6 +96,13 @@ TEST_CASE("Tensor::empty: contiguous strides, dtype, device, sizes") {
 TEST_CASE("Tensor::empty and size() refuse what does not exist") {
   CHECK_THROWS_WITH_AS(Tensor::empty({2, -1}, dtypes::float32), "Tensor::empty: negative dimension in shape [2, -1]",
                        ValueError);
+  // Sizes past 2^63 bytes would wrap: 2^62 float32 elements used to allocate 0 bytes.
+  CHECK_THROWS_WITH_AS(Tensor::empty({int64_t(1) << 62}, dtypes::float32),
+                       "Tensor::empty: shape [4611686018427387904] of float32 is more than 2^63 bytes", ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::empty({int64_t(1) << 40, int64_t(1) << 40, 0}, dtypes::uint8),
+                       "Tensor::empty: shape [1099511627776, 1099511627776, 0] of uint8 is more than 2^63 bytes",
+                       ValueError);
+  CHECK(Tensor::empty({int64_t(1) << 40, 0}, dtypes::float32).numel() == 0);
   CHECK_THROWS_WITH_AS(Tensor::empty({4}, dtypes::float32, Device("acme", 5)),
                        "device acme:5 does not exist: 2 device(s) of type 'acme'", ValueError);
   CHECK_THROWS_WITH_AS(Tensor::empty({4}, dtypes::float32, Device("cpu", 1)),
@@ -168,6 +175,15 @@ TEST_CASE("from_blob with strides: a view of caller memory, its extent as the st
   CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{3, 4}, dtypes::float32, Device::cpu(),
                                          std::vector<int64_t>{1}),
                        "Tensor::from_blob: 1 strides for a shape of rank 2", ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{3, -4}, dtypes::float32),
+                       "Tensor::from_blob: negative dimension in shape [3, -4]", ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{int64_t(1) << 31, int64_t(1) << 31}, dtypes::float64),
+                       "Tensor::from_blob: shape [2147483648, 2147483648] of float64 is more than 2^63 bytes",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{3, 4}, dtypes::float32, Device::cpu(),
+                                         std::vector<int64_t>{int64_t(1) << 62, 1}),
+                       "Tensor::from_blob: strides [4611686018427387904, 1] of shape [3, 4] reach past 2^63 elements",
+                       ValueError);
 }
 
 // ---- DLPack ----------------------------------------------------------------------------
@@ -272,6 +288,17 @@ TEST_CASE("DLPack errors") {
   m.dl_tensor.shape = shape;
   CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m),
                        "DLPack device type 4 is not supported; cpu, cuda and cuda-host memory are", ValueError);
+  m.dl_tensor.device = {kDLCPU, 0};
+  m.dl_tensor.ndim = -1;
+  CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m), "Tensor::from_dlpack: ndim -1", ValueError);
+  m.dl_tensor.ndim = 2;
+  m.dl_tensor.shape = nullptr;
+  CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m), "Tensor::from_dlpack: ndim 2 without a shape", ValueError);
+  int64_t huge[2] = {int64_t(1) << 40, int64_t(1) << 40};
+  m.dl_tensor.shape = huge;
+  CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m),
+                       "Tensor::from_dlpack: shape [1099511627776, 1099511627776] of float32 is more than 2^63 bytes",
+                       ValueError);
 }
 
 // ---- views and contiguous copies on the CPU ---------------------------------------------

@@ -44,6 +44,7 @@ TEST_CASE("every broken fixture is recorded with its stage and reason") {
       {"/no_abi_version_symbol.so", "symbol", {"tileops_plugin_abi_version"}},
       {"/abi_from_future.so", "abi_version", {"plugin ABI 2.0", "host ABI 1.0"}},
       {"/entry_returns_error.so", "entry", {"fixture: the vendor runtime is not initialised"}},
+      {"/entry_fails_silently.so", "entry", {"entry failed: device error (status 5; the backend gave no message)"}},
       {"/entry_throws.so", "entry", {"entry threw", "fixture: entry threw"}},
       {"/half_registered.so", "entry", {"fixture: failed after registering half"}},
       {"/duplicate_target_b.so", "register", {"target 'dup' already has a kernel builder for SoftmaxFwdOp", "duplicate_target_a.so"}},

@@ -81,6 +81,14 @@ const std::deque<tileops::LoadFailure>& stable_failures() {
   return kept;
 }
 
+// The `ndim` dims at `shape`, refused (ValueError, prefixed with `fn`) when they cannot be read.
+tileops::ShapeView shape_arg(const char* fn, int32_t ndim, const int64_t* shape) {
+  if (ndim < 0) throw tileops::ValueError(std::string(fn) + ": ndim " + std::to_string(ndim));
+  if (ndim > 0 && !shape)
+    throw tileops::ValueError(std::string(fn) + ": ndim " + std::to_string(ndim) + " with a null shape");
+  return tileops::ShapeView(shape, size_t(ndim));
+}
+
 }  // namespace
 
 extern "C" {
@@ -111,7 +119,7 @@ tileops_status tileops_array_from_blob(void* data, tileops_device device, tileop
                                        int32_t ndim, const int64_t* shape,
                                        const int64_t* strides, tileops_array** out) {
   return guarded([&] {
-    tileops::ShapeView s(shape, size_t(ndim));
+    tileops::ShapeView s = shape_arg("tileops_array_from_blob", ndim, shape);
     tileops::ShapeView st = strides ? tileops::ShapeView(strides, size_t(ndim)) : tileops::ShapeView();
     *out = new tileops_array{tileops::Tensor::from_blob(data, s, tileops::DType::from_c(dtype),
                                                         tileops::Device::from_c(device), st)};
@@ -121,7 +129,7 @@ tileops_status tileops_array_from_blob(void* data, tileops_device device, tileop
 tileops_status tileops_array_empty(tileops_device device, tileops_dtype dtype, int32_t ndim,
                                    const int64_t* shape, tileops_array** out) {
   return guarded([&] {
-    *out = new tileops_array{tileops::Tensor::empty(tileops::ShapeView(shape, size_t(ndim)),
+    *out = new tileops_array{tileops::Tensor::empty(shape_arg("tileops_array_empty", ndim, shape),
                                                     tileops::DType::from_c(dtype),
                                                     tileops::Device::from_c(device))};
   });

@@ -3,6 +3,7 @@
 #include "registry/op_catalog.hpp"
 #include "support/format.hpp"
 #include "support/log.hpp"
+#include "support/status.hpp"
 
 #include <tileops/backend.hpp>
 #include <tileops/stream.hpp>
@@ -220,7 +221,7 @@ const tileops_host_api& host_api() {
 
 std::string describe(const tileops_error& err, tileops_status status) {
   if (!err.message.empty()) return err.message;
-  return "status " + std::to_string(status) + " without a message";
+  return std::string(status_name(status)) + " (status " + std::to_string(status) + "; the backend gave no message)";
 }
 
 }  // namespace tileops::detail

@@ -1,4 +1,6 @@
 // Zero-copy exchange with DLPack (PyTorch, JAX, CuPy, ...).
+#include "tensor/shape_checks.hpp"
+
 #include <tileops/errors.hpp>
 #include <tileops/tensor.hpp>
 
@@ -61,11 +63,14 @@ DLManagedTensor* Tensor::to_dlpack() const {
 Tensor Tensor::from_dlpack(DLManagedTensor* managed) {
   if (!managed) throw ValueError("Tensor::from_dlpack: null tensor");
   const DLTensor& t = managed->dl_tensor;
+  if (t.ndim < 0 || (t.ndim > 0 && !t.shape))
+    throw ValueError("Tensor::from_dlpack: ndim " + std::to_string(t.ndim) + (t.ndim < 0 ? "" : " without a shape"));
   Device device = from_dl_device(t.device);
   ShapeView shape(t.shape, size_t(t.ndim));
+  DType dtype{t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  detail::contiguous_bytes("Tensor::from_dlpack", shape, dtype);
   ShapeView strides = t.strides ? ShapeView(t.strides, size_t(t.ndim)) : ShapeView();
   void* data = static_cast<char*>(t.data) + t.byte_offset;
-  DType dtype{t.dtype.code, t.dtype.bits, t.dtype.lanes};
   return from_blob(data, shape, dtype, device, strides, [managed](void*) {
     if (managed->deleter) managed->deleter(managed);
   });

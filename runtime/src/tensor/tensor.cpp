@@ -1,4 +1,5 @@
 #include "device/device_runtime.hpp"
+#include "tensor/shape_checks.hpp"
 
 #include <tileops/errors.hpp>
 #include <tileops/stream.hpp>
@@ -6,7 +7,22 @@
 
 namespace tileops {
 
+using detail::contiguous_bytes;
 using detail::DeviceRuntime;
+
+int64_t detail::contiguous_bytes(const char* what, ShapeView shape, DType dtype) {
+  int64_t bytes = int64_t(dtype.itemsize());
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0) throw ValueError(std::string(what) + ": negative dimension in shape " + format_shape(shape));
+    if (d == 0)
+      empty = true;
+    else if (__builtin_mul_overflow(bytes, d, &bytes))
+      throw ValueError(std::string(what) + ": shape " + format_shape(shape) + " of " + std::string(dtype.name()) +
+                       " is more than 2^63 bytes");
+  }
+  return empty ? 0 : bytes;
+}
 
 Storage::~Storage() {
   if (deleter_) {
@@ -49,12 +65,10 @@ int64_t normalize_dim(int64_t dim, int64_t ndim, const char* what) {
 }  // namespace
 
 Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
-  for (int64_t d : shape)
-    if (d < 0) throw ValueError("Tensor::empty: negative dimension in shape " + format_shape(shape));
+  const size_t nbytes = size_t(contiguous_bytes("Tensor::empty", shape, dtype));
   auto rt = DeviceRuntime::of(device);
   check_device_index(rt, device);
   void* stream = current_stream(device);
-  size_t nbytes = size_t(tileops::numel(shape)) * dtype.itemsize();
   Tensor t;
   t.storage_ = std::make_shared<Storage>(Storage::Key{}, rt.alloc(device, nbytes, stream), nbytes, device);
   t.storage_->allocator_ = &rt.record();
@@ -70,6 +84,7 @@ Tensor Tensor::from_blob(void* data, ShapeView shape, DType dtype, Device device
   if (!strides.empty() && strides.size() != shape.size())
     throw ValueError("Tensor::from_blob: " + std::to_string(strides.size()) +
                      " strides for a shape of rank " + std::to_string(shape.size()));
+  contiguous_bytes("Tensor::from_blob", shape, dtype);
   Tensor t;
   t.dtype_ = dtype;
   t.shape_.assign(shape.begin(), shape.end());
@@ -80,7 +95,11 @@ Tensor Tensor::from_blob(void* data, ShapeView shape, DType dtype, Device device
   int64_t extent = 1;  // one past the furthest element, in elements
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0) extent = 0;
-    if (extent) extent += (shape[i] - 1) * t.strides_[i];
+    int64_t reach = 0;
+    if (extent && (__builtin_mul_overflow(shape[i] - 1, t.strides_[i], &reach) ||
+                   __builtin_add_overflow(extent, reach, &extent)))
+      throw ValueError("Tensor::from_blob: strides " + format_shape(t.strides()) + " of shape " + format_shape(shape) +
+                       " reach past 2^63 elements");
   }
   t.storage_ = std::make_shared<Storage>(Storage::Key{}, data, size_t(extent) * dtype.itemsize(), device);
   t.storage_->deleter_ = std::move(deleter);
