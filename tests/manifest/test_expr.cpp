@@ -54,6 +54,9 @@ TEST_CASE("arithmetic follows Python's precedence and semantics") {
   CHECK(h.eval("9223372036854775807 + 1") == "error: integer overflow");
   CHECK(h.eval("M // 0") == "error: division by zero: 8 // 0");
   CHECK(h.eval("M % 0") == "error: division by zero: 8 % 0");
+  CHECK(h.eval("(-9223372036854775807 - 1) // -1") == "error: integer overflow");
+  CHECK(h.eval("(-9223372036854775807 - 1) % -1") == "0");
+  CHECK(h.eval("-7 // -1") == "7");
 }
 
 TEST_CASE("boolean operators, ternary and chained comparisons") {

@@ -108,6 +108,11 @@ class Evaluator {
       case BinaryOp::FloorDiv:
       case BinaryOp::Mod:
         if (y == 0) throw EvalError("division by zero: " + std::to_string(x) + " " + binary_op_text(op) + " 0");
+        if (y == -1) {  // x86's idiv traps on INT64_MIN / -1
+          if (op == BinaryOp::Mod) return Value::integer(0);
+          if (__builtin_sub_overflow(0, x, &r)) throw EvalError("integer overflow");
+          return Value::integer(r);
+        }
         return Value::integer(op == BinaryOp::FloorDiv ? floor_div(x, y) : floor_mod(x, y));
       default: break;
     }
