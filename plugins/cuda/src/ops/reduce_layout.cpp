@@ -85,7 +85,7 @@ int row_splits(const ReduceLayout& l, int vec, int sm_count, int vectors) {
 int col_splits(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
   const int64_t enough = 2 * int64_t(sm_count);
   const int64_t ctas = l.outer * ceil_div(l.inner / vec, col.tx);
-  if (ctas >= enough) return 1;
+  if (ctas == 0 || ctas >= enough) return 1;  // no columns: nothing to split
   const int64_t wanted = ceil_div(4 * enough, ctas);  // about 8 CTAs an SM: loads in flight hide latency
   const int64_t most = ceil_div(l.len, int64_t(col.ty) * kColUnroll * 4);  // each split has work to do
   return int(clamp(wanted < most ? wanted : most, 1, kMaxSplits));
