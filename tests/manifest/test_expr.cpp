@@ -4,6 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 using tileops::manifest::test::ExprHarness;
 using namespace tileops;
 using namespace tileops::manifest;
@@ -102,6 +106,10 @@ TEST_CASE("literals, lists and tuples") {
   CHECK(h.eval("[*E]") == "[]");
   CHECK(h.eval("S + [5]") == "[2, 3, 4, 5]");
   CHECK(h.eval("[1, 2] * 2") == "[1, 2, 1, 2]");
+  CHECK(h.eval("[] * 9223372036854775807") == "[]");  // once a loop of 2^63 empty rounds
+  CHECK(h.eval("[0] * 9223372036854775807") ==
+        "error: a sequence of 1 repeated 9223372036854775807 times is longer than 65536 elements");
+  CHECK(h.eval("3 * S") == "[2, 3, 4, 2, 3, 4, 2, 3, 4]");
   CHECK(h.eval("[1, 2.5]") == "[1, 2.5]");
   CHECK(h.eval("(1, 'a') == (1, 'a')") == "true");
   CHECK(h.eval("S == [2, 3, 4]") == "true");
@@ -223,3 +231,60 @@ TEST_CASE("load-time errors: names, primitives, arity, types") {
   CHECK(h.problems("float16 == T").empty());  // dtype names are constants
 }
 
+
+namespace {
+
+// A random expression over the harness's names, up to `depth` levels deep: mostly
+// ill-typed, some well-typed with edge values (zero, negative and huge ints, empty and
+// out-of-range subscripts).
+std::string random_expression(std::mt19937_64& gen, int depth) {
+  auto pick = [&](size_t n) { return size_t(std::uniform_int_distribution<size_t>(0, n - 1)(gen)); };
+  static const std::vector<std::string> atoms{
+      "M", "N", "U", "k", "eps", "alpha", "keepdim", "approximate", "S", "E", "T", "I", "dim", "0", "1", "-1", "3",
+      "2.5", "0.0", "True", "None", "'tanh'", "x.shape", "x.ndim", "w.shape", "eps.value", "float16",
+      "9223372036854775807", "(-9223372036854775807 - 1)", "[]", "()", "[0]"};
+  static const std::vector<std::string> binary{"+", "-", "*", "/", "//", "%", "==", "!=",
+                                               "<", "<=", ">", ">=", "and", "or", "in", "not in"};
+  static const std::vector<std::string> primitives{
+      "len", "prod", "sum", "max", "min", "all", "ceil_div", "broadcast", "reduced", "normalize_axis", "valid_axes",
+      "promote_int_to_float", "present"};
+  if (depth == 0) return atoms[pick(atoms.size())];
+  const auto sub = [&] { return random_expression(gen, depth - 1); };
+  switch (pick(9)) {
+    case 0: return "(" + sub() + " " + binary[pick(binary.size())] + " " + sub() + ")";
+    case 1: return "-" + sub();
+    case 2: return "(not " + sub() + ")";
+    case 3: return sub() + "[" + sub() + "]";
+    case 4: return sub() + "[" + sub() + ":" + sub() + "]";
+    case 5: {
+      std::string call = primitives[pick(primitives.size())] + "(" + sub();
+      for (size_t n = pick(3); n > 0; --n) call += ", " + sub();
+      return call + ")";
+    }
+    case 6: return "(" + sub() + " if " + sub() + " else " + sub() + ")";
+    case 7: return "[" + sub() + ", *" + sub() + "]";
+    default: return atoms[pick(atoms.size())];
+  }
+}
+
+}  // namespace
+
+TEST_CASE("random expressions: a syntax error, a compile problem, a value or an evaluation error, nothing else") {
+  auto h = harness();
+  std::mt19937_64 gen(20261204);
+  int values = 0, eval_errors = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string text = random_expression(gen, 1 + i % 4);
+    INFO(text);
+    try {
+      if (!h.problems(text).empty()) continue;
+      const std::string out = h.eval(text);
+      (out.rfind("error: ", 0) == 0 ? eval_errors : values) += 1;
+    } catch (const std::exception& e) {
+      FAIL_CHECK("threw " << std::string(e.what()));
+    }
+  }
+  MESSAGE(values << " random expressions evaluated, " << eval_errors << " raised evaluation errors");
+  CHECK(values > 1000);
+  CHECK(eval_errors > 100);
+}

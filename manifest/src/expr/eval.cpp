@@ -154,6 +154,12 @@ class Evaluator {
     if (op == BinaryOp::Mul && (a.is_sequence() != b.is_sequence())) {
       const Value& seq = a.is_sequence() ? a : b;
       int64_t times = std::max<int64_t>(0, as_int(a.is_sequence() ? b : a, "a repetition count"));
+      if (seq.size == 0) times = 0;
+      // Shapes and axis lists are short; a count from a param could ask for 2^63 elements.
+      constexpr int64_t kMaxRepeated = 1 << 16;
+      if (times > kMaxRepeated / int64_t(std::max<uint32_t>(seq.size, 1)))
+        throw EvalError("a sequence of " + std::to_string(seq.size) + " repeated " + std::to_string(times) +
+                        " times is longer than " + std::to_string(kMaxRepeated) + " elements");
       auto out = arena_.allocate<Value>(size_t(seq.size * times));
       for (int64_t t = 0; t < times; ++t)
         for (uint32_t k = 0; k < seq.size; ++k) out[size_t(t) * seq.size + k] = element(seq, k);
