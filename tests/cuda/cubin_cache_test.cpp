@@ -115,9 +115,29 @@ TEST_CASE("entries round-trip and any damage is detected") {
   wrong_magic[0] = 'X';
   CHECK_FALSE(cache::decode(wrong_magic, &problem));
   std::string future = bytes;
-  future[8] = 2;  // format version
+  future[8] = 3;  // format version
   CHECK_FALSE(cache::decode(future, &problem));
-  CHECK(problem.find("format version 2") != std::string::npos);
+  CHECK(problem == "format version 3, expected 2");
+}
+
+TEST_CASE("every single-bit flip and every truncation of an entry is refused with a reason") {
+  const std::string bytes = cache::encode(sample_entry());
+  std::string problem;
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string damaged = bytes;
+      damaged[i] = char(damaged[i] ^ (1 << bit));
+      problem.clear();
+      INFO("byte " << i << " bit " << bit);
+      CHECK_FALSE(cache::decode(damaged, &problem));
+      CHECK_FALSE(problem.empty());
+    }
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    problem.clear();
+    INFO("cut to " << n << " bytes");
+    CHECK_FALSE(cache::decode(bytes.substr(0, n), &problem));
+    CHECK_FALSE(problem.empty());
+  }
 }
 
 TEST_CASE("writes are atomic: a reader holding the old entry keeps it whole, no temporary stays") {

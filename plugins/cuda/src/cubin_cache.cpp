@@ -125,9 +125,10 @@ Hasher& Hasher::add(uint64_t value) {
   return *this;
 }
 
-Digest Hasher::of(std::string_view bytes) {
+Digest Hasher::of(std::string_view head, std::string_view body) {
   Hasher h;
-  h.mix(bytes);
+  h.mix(head);
+  h.mix(body);
   return h.digest();
 }
 
@@ -150,13 +151,13 @@ std::string entry_path(const std::string& dir, const Digest& key) {
 
 std::string encode(const Entry& entry) {
   const std::string body = body_of(entry);
-  const Digest sum = Hasher::of(body);
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, kFormatVersion);
   put_u32(out, entry.arch);
   put_u32(out, entry.nvrtc_version);
   put_u32(out, 0);
   put_u64(out, body.size());
+  const Digest sum = Hasher::of(out, body);
   put_u64(out, sum.hi);
   put_u64(out, sum.lo);
   return out + body;
@@ -176,13 +177,14 @@ std::optional<Entry> decode(std::string_view bytes, std::string* problem) {
   Entry entry;
   entry.arch = uint32_t(header.uint(4));
   entry.nvrtc_version = uint32_t(header.uint(4));
-  header.uint(4);
+  const uint64_t reserved = header.uint(4);
   const uint64_t body_size = header.uint(8);
   const Digest sum{header.uint(8), header.uint(8)};
   const std::string_view body = bytes.substr(kHeaderBytes);
   if (body.size() != body_size)
     return bad("body is " + std::to_string(body.size()) + " bytes, the header says " + std::to_string(body_size));
-  if (!(Hasher::of(body) == sum)) return bad("checksum mismatch");
+  if (!(Hasher::of(bytes.substr(0, kChecksumOffset), body) == sum)) return bad("checksum mismatch");
+  if (reserved != 0) return bad("reserved field is " + std::to_string(reserved));
   Reader r(body);
   entry.description = r.text();
   const uint64_t n = r.uint(4);

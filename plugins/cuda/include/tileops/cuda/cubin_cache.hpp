@@ -32,8 +32,9 @@ class Hasher {
   Hasher& add(std::string_view bytes);
   Hasher& add(uint64_t value);
   Digest digest() const { return state_; }
-  // The digest of `bytes` alone, unframed: the checksum of an entry's body.
-  static Digest of(std::string_view bytes);
+  // The digest of `head` then `body`, unframed (as one string). An entry's checksum is
+  // that of its header before the checksum and its body.
+  static Digest of(std::string_view head, std::string_view body = {});
 
  private:
   void mix(std::string_view bytes);
@@ -54,7 +55,8 @@ struct Entry {
 };
 
 inline constexpr char kMagic[8] = {'T', 'O', 'P', 'C', 'U', 'B', 'I', 'N'};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;  // 1: the checksum covered the body only
+inline constexpr size_t kChecksumOffset = 32;
 inline constexpr size_t kHeaderBytes = 48;
 
 // The cache root from the environment ("" when neither variable nor HOME is set).
