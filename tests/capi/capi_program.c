@@ -89,6 +89,28 @@ static int errors(void) {
   EXPECT(strcmp(tileops_last_error(),
                 "Tensor::empty: shape [4611686018427387904, 1] of float32 is more than 2^63 bytes") == 0);
   EXPECT(a == NULL);
+  EXPECT(tileops_array_empty(kCpu, kF32, 1, shape, NULL) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_array_empty: out is NULL") == 0);
+  EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 2, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_op_create: params is NULL") == 0);
+  {
+    tileops_param list;
+    list.name = "dim";
+    list.kind = TILEOPS_PARAM_INT_LIST;
+    list.u.ints.data = NULL;
+    list.u.ints.len = 3;
+    EXPECT(tileops_op_create("SumFwdOp", &list, 1, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);
+    EXPECT(strcmp(tileops_last_error(), "parameter 'dim': a list of 3 elements at NULL") == 0);
+  }
+  EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, NULL, &op) == TILEOPS_OK);
+  EXPECT(tileops_op_call(NULL, NULL, 0, NULL, 0) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_op_call: op is NULL") == 0);
+  EXPECT(tileops_op_call(op, NULL, 1, NULL, 0) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_op_call: inputs is NULL") == 0);
+  EXPECT(tileops_op_call(op, &a, 1, NULL, 1) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_op_call: outputs is NULL") == 0);
+  tileops_op_destroy(op);
+  op = NULL;
   EXPECT(tileops_op_create("RMSNormFwOp", NULL, 0, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);
   EXPECT(strstr(tileops_last_error(), "did you mean RMSNormFwdOp") != NULL);
   EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, "nope", &op) == TILEOPS_ERR_NOT_FOUND);

@@ -2,8 +2,11 @@
  * The tileops C API, for applications written in C (or any language with a C FFI).
  *
  * Every fallible function returns a tileops_status (TILEOPS_OK on success); the
- * message of the calling thread's last failure is tileops_last_error(). Value
- * types (devices, dtypes, params, statuses) are the plugin ABI's.
+ * message of the calling thread's last failure is tileops_last_error(). A NULL where
+ * one of them needs a pointer (an out slot, a non-empty array or list, the op) is
+ * TILEOPS_ERR_INVALID_ARGUMENT, naming it. The accessors (tileops_array_data, ...)
+ * take valid handles. Value types (devices, dtypes, params, statuses) are the plugin
+ * ABI's.
  */
 #ifndef TILEOPS_TILEOPS_H
 #define TILEOPS_TILEOPS_H

@@ -47,10 +47,26 @@ tileops_status guarded(F&& body) noexcept {
   }
 }
 
+// Refuses a NULL pointer the call cannot do without: "<fn>: <what> is NULL".
+void require(const void* pointer, const char* fn, const char* what) {
+  if (!pointer) throw tileops::ValueError(std::string(fn) + ": " + what + " is NULL");
+}
+
+// A list of `len` elements at `data`, which may be NULL only when empty.
+template <class T>
+std::vector<T> list_of(const T* data, size_t len, const char* name) {
+  if (len && !data)
+    throw tileops::ValueError(std::string("parameter '") + name + "': a list of " + std::to_string(len) +
+                              " elements at NULL");
+  return std::vector<T>(data, data + len);
+}
+
 tileops::Params to_params(const tileops_param* params, size_t n) {
+  if (n) require(params, "tileops_op_create", "params");
   tileops::Params out;
   for (size_t i = 0; i < n; ++i) {
     const tileops_param& p = params[i];
+    const char* name = p.name ? p.name : "";
     tileops::ParamValue v;
     switch (p.kind) {
       case TILEOPS_PARAM_NONE: v = std::monostate{}; break;
@@ -58,14 +74,13 @@ tileops::Params to_params(const tileops_param* params, size_t n) {
       case TILEOPS_PARAM_INT: v = p.u.i; break;
       case TILEOPS_PARAM_FLOAT: v = p.u.f; break;
       case TILEOPS_PARAM_STRING: v = std::string(p.u.s ? p.u.s : ""); break;
-      case TILEOPS_PARAM_INT_LIST: v = std::vector<int64_t>(p.u.ints.data, p.u.ints.data + p.u.ints.len); break;
-      case TILEOPS_PARAM_FLOAT_LIST: v = std::vector<double>(p.u.floats.data, p.u.floats.data + p.u.floats.len); break;
+      case TILEOPS_PARAM_INT_LIST: v = list_of(p.u.ints.data, p.u.ints.len, name); break;
+      case TILEOPS_PARAM_FLOAT_LIST: v = list_of(p.u.floats.data, p.u.floats.len, name); break;
       case TILEOPS_PARAM_DTYPE: v = tileops::DType::from_c(p.u.dtype); break;
       default:
-        throw tileops::ValueError(std::string("parameter '") + (p.name ? p.name : "") +
-                                  "' has unknown kind " + std::to_string(p.kind));
+        throw tileops::ValueError(std::string("parameter '") + name + "' has unknown kind " + std::to_string(p.kind));
     }
-    out.emplace_back(p.name ? p.name : "", std::move(v));
+    out.emplace_back(name, std::move(v));
   }
   return out;
 }
@@ -119,6 +134,7 @@ tileops_status tileops_array_from_blob(void* data, tileops_device device, tileop
                                        int32_t ndim, const int64_t* shape,
                                        const int64_t* strides, tileops_array** out) {
   return guarded([&] {
+    require(out, "tileops_array_from_blob", "out");
     tileops::ShapeView s = shape_arg("tileops_array_from_blob", ndim, shape);
     tileops::ShapeView st = strides ? tileops::ShapeView(strides, size_t(ndim)) : tileops::ShapeView();
     *out = new tileops_array{tileops::Tensor::from_blob(data, s, tileops::DType::from_c(dtype),
@@ -129,6 +145,7 @@ tileops_status tileops_array_from_blob(void* data, tileops_device device, tileop
 tileops_status tileops_array_empty(tileops_device device, tileops_dtype dtype, int32_t ndim,
                                    const int64_t* shape, tileops_array** out) {
   return guarded([&] {
+    require(out, "tileops_array_empty", "out");
     *out = new tileops_array{tileops::Tensor::empty(shape_arg("tileops_array_empty", ndim, shape),
                                                     tileops::DType::from_c(dtype),
                                                     tileops::Device::from_c(device))};
@@ -144,6 +161,7 @@ tileops_dtype tileops_array_dtype(const tileops_array* a) { return a->tensor.dty
 tileops_status tileops_op_create(const char* name, const tileops_param* params, size_t n_params,
                                  const char* target, tileops_op** out) {
   return guarded([&] {
+    require(out, "tileops_op_create", "out");
     tileops::Target t;
     if (target) t = std::string(target);
     *out = new tileops_op{tileops::Op(name ? name : "", to_params(params, n_params), t)};
@@ -157,6 +175,9 @@ size_t tileops_op_num_outputs(const tileops_op* op) { return op->op.output_names
 tileops_status tileops_op_call(tileops_op* op, tileops_array* const* inputs, size_t n_inputs,
                                tileops_array** outputs, size_t n_outputs) {
   return guarded([&] {
+    require(op, "tileops_op_call", "op");
+    if (n_inputs) require(inputs, "tileops_op_call", "inputs");
+    if (n_outputs) require(outputs, "tileops_op_call", "outputs");
     std::vector<tileops::Tensor> in(n_inputs);
     for (size_t i = 0; i < n_inputs; ++i)
       if (inputs[i]) in[i] = inputs[i]->tensor;
