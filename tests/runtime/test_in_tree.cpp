@@ -280,3 +280,75 @@ TEST_CASE("an entry linked into the process registers like a plugin file") {
   CHECK(it->stage == "register");
   CHECK(it->reason == "target 'inproc' already has a detector (registered by <inproc>); a target is one set of kernels from one provider");
 }
+
+namespace {
+
+// What the host said when it refused the entry `name` (its recorded load failure).
+std::string refusal_of(const char* name, tileops_plugin_entry_fn entry) {
+  if (load_plugin_entry(name, entry)) return "loaded";
+  const auto failures = load_failures();
+  const std::string path = std::string("<") + name + ">";
+  for (const auto& f : failures)
+    if (f.path == path) return f.reason;
+  return "no failure recorded";
+}
+
+// A kernel type of SiluFwdOp on "malformed" whose fields each case then spoils.
+tileops_kernel_type well_formed_type() {
+  static const char* const devices[] = {"malformed"};
+  tileops_kernel_type kt{};
+  kt.struct_size = sizeof kt;
+  kt.op = "SiluFwdOp";
+  kt.key = "malformed_silu";
+  kt.interface = "SiluFwdOp";
+  kt.devices = devices;
+  kt.n_devices = 1;
+  kt.build = build;
+  return kt;
+}
+
+}  // namespace
+
+TEST_CASE("malformed registrations are refused, naming what is missing, and the plugin is rolled back") {
+  CHECK(refusal_of("runtime-without-copy", [](const tileops_host_api* host, tileops_registrar* reg,
+                                              tileops_plugin_info*, tileops_error* err) {
+          auto rt = host_memory_runtime();
+          rt.copy = nullptr;
+          return host->register_device_runtime(reg, "malformed", &rt, err);
+        }) == "register_device_runtime('malformed'): alloc, free, copy and synchronize are required");
+  CHECK(refusal_of("runtime-too-small", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                           tileops_error* err) {
+          auto rt = host_memory_runtime();
+          rt.struct_size = offsetof(tileops_device_runtime, synchronize);  // a struct that ends before synchronize
+          return host->register_device_runtime(reg, "malformed", &rt, err);
+        }) == "register_device_runtime('malformed'): alloc, free, copy and synchronize are required");
+  CHECK(refusal_of("type-without-build", [](const tileops_host_api* host, tileops_registrar* reg,
+                                            tileops_plugin_info*, tileops_error* err) {
+          auto kt = well_formed_type();
+          kt.build = nullptr;
+          return host->register_kernel_type(reg, &kt, err);
+        }) == "register_kernel_type: op, key, interface and build are required");
+  const char* const counted_without_items =
+      "kernel type 'malformed_silu' of SiluFwdOp: devices, supported_archs and preferred_over must point at their "
+      "counts of items";
+  CHECK(refusal_of("type-devices-null", [](const tileops_host_api* host, tileops_registrar* reg,
+                                           tileops_plugin_info*, tileops_error* err) {
+          auto kt = well_formed_type();
+          kt.devices = nullptr;
+          return host->register_kernel_type(reg, &kt, err);
+        }) == counted_without_items);
+  CHECK(refusal_of("type-archs-null", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                         tileops_error* err) {
+          auto kt = well_formed_type();
+          kt.n_archs = 2;
+          return host->register_kernel_type(reg, &kt, err);
+        }) == counted_without_items);
+  CHECK(refusal_of("type-preferred-null", [](const tileops_host_api* host, tileops_registrar* reg,
+                                             tileops_plugin_info*, tileops_error* err) {
+          auto kt = well_formed_type();
+          kt.n_preferred_over = 1;
+          return host->register_kernel_type(reg, &kt, err);
+        }) == counted_without_items);
+  // A refused registration takes the whole plugin with it: nothing of "malformed" stays.
+  CHECK_THROWS_AS(Tensor::empty({2}, dtypes::float32, Device("malformed", 0)), BackendError);
+}

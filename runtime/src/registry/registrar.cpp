@@ -96,7 +96,8 @@ tileops_status register_device_runtime(tileops_registrar* reg, const char* devic
   if (blank(device_type) || !runtime)
     return refuse(reg, err, TILEOPS_ERR_INVALID_ARGUMENT,
                   "register_device_runtime: device type and runtime are required");
-  if (!runtime->alloc || !runtime->free || !runtime->copy || !runtime->synchronize)
+  if (!TILEOPS_STRUCT_HAS(runtime, synchronize) || !runtime->alloc || !runtime->free || !runtime->copy ||
+      !runtime->synchronize)
     return refuse(reg, err, TILEOPS_ERR_INVALID_ARGUMENT,
                   std::string("register_device_runtime('") + device_type +
                       "'): alloc, free, copy and synchronize are required");
@@ -167,6 +168,11 @@ tileops_status register_kernel_type(tileops_registrar* reg, const tileops_kernel
                   std::string(type->op) + " already has a kernel type '" + type->key +
                       "' (registered by " + origin(existing->plugin) +
                       "); an implementation added from outside needs a new key");
+  if ((type->n_devices && !type->devices) || (type->n_archs && !type->supported_archs) ||
+      (type->n_preferred_over && !type->preferred_over))
+    return refuse(reg, err, TILEOPS_ERR_INVALID_ARGUMENT,
+                  std::string("kernel type '") + type->key + "' of " + type->op +
+                      ": devices, supported_archs and preferred_over must point at their counts of items");
   if (type->n_archs > 0 && type->n_devices != 1)
     return refuse(reg, err, TILEOPS_ERR_INVALID_ARGUMENT,
                   std::string("kernel type '") + type->key + "' of " + type->op +
