@@ -352,3 +352,45 @@ TEST_CASE("malformed registrations are refused, naming what is missing, and the 
   // A refused registration takes the whole plugin with it: nothing of "malformed" stays.
   CHECK_THROWS_AS(Tensor::empty({2}, dtypes::float32, Device("malformed", 0)), BackendError);
 }
+
+TEST_CASE("a kernel type whose refusal, identity or build throws fails the call with a BackendError naming it") {
+  // Three kernel types of SiluFwdOp, each alone on a device type of its own, each with one
+  // function that throws (a C++ plugin letting an exception cross the C ABI).
+  static auto entry = [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                         tileops_error* err) -> tileops_status {
+    test_host = host;
+    static const char* const devices[3][1] = {{"throws_refusal"}, {"throws_identity"}, {"throws_build"}};
+    static const char* const keys[3] = {"refusal_throws", "identity_throws", "build_throws"};
+    for (int i = 0; i < 3; ++i) {
+      auto rt = host_memory_runtime();
+      if (host->register_device_runtime(reg, devices[i][0], &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+      tileops_kernel_type kt{};
+      kt.struct_size = sizeof kt;
+      kt.op = "SiluFwdOp";
+      kt.key = keys[i];
+      kt.interface = "SiluFwdOp";
+      kt.devices = devices[i];
+      kt.n_devices = 1;
+      kt.refusal = [](void*, const tileops_call*, tileops_error*) -> tileops_status { throw std::runtime_error("r"); };
+      kt.identity = [](void*, const tileops_call*, char*, size_t) -> int32_t { throw std::runtime_error("i"); };
+      kt.build = [](void*, const tileops_call*, tileops_kernel*, tileops_error*) -> tileops_status {
+        throw std::runtime_error("b");
+      };
+      if (i > 0) kt.refusal = nullptr;
+      if (i > 1) kt.identity = nullptr;
+      if (host->register_kernel_type(reg, &kt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+    }
+    return TILEOPS_OK;
+  };
+  REQUIRE(load_plugin_entry("throwing", +entry));
+  const std::pair<const char*, const char*> cases[] = {
+      {"throws_refusal", "the refusal of kernel type 'refusal_throws' of SiluFwdOp threw"},
+      {"throws_identity", "the identity of kernel type 'identity_throws' of SiluFwdOp threw"},
+      {"throws_build", "kernel type 'build_throws' of SiluFwdOp: build threw"}};
+  for (const auto& [device, message] : cases) {
+    CAPTURE(device);
+    Op op("SiluFwdOp");
+    Tensor x = Tensor::empty({2, 4}, dtypes::float32, Device(device, 0));
+    CHECK_THROWS_WITH_AS(op({x}), message, BackendError);
+  }
+}

@@ -130,7 +130,12 @@ std::string InTreeKernels::identity(const KernelTypeRecord& type, const tileops_
   if (!type.identity) return describe_call(inputs);
   std::string buf(256, '\0');
   for (int attempt = 0; attempt < 2; ++attempt) {
-    int32_t n = type.identity(type.user, &call, buf.data(), buf.size());
+    int32_t n;
+    try {
+      n = type.identity(type.user, &call, buf.data(), buf.size());
+    } catch (...) {
+      throw BackendError("the identity of kernel type '" + type.key + "' of " + op_ + " threw");
+    }
     if (n >= 0 && size_t(n) < buf.size()) return buf.substr(0, size_t(n));
     buf.assign(65536, '\0');
   }
