@@ -1,7 +1,10 @@
 // The in-tree path: kernel types chosen by availability (device types,
 // supported_archs), refusal and precedence (general, preferred_over), entries shared by
 // build identity, device facts read per call spec, and kernel types added from
-// outside entering only ops constructed afterwards.
+// outside entering only ops constructed afterwards; malformed registrations, and kernel
+// types whose functions throw.
+#include "host_memory_runtime.hpp"
+
 #include <tileops/tileops.hpp>
 
 #include <doctest/doctest.h>
@@ -19,26 +22,8 @@ namespace {
 
 const tileops_host_api* test_host = nullptr;  // saved by the entry: refusals report through it
 
-// ---- a host-memory device runtime for test device types ------------------------
-std::atomic<int> runtime_calls{0};
-tileops_device_runtime host_memory_runtime() {
-  tileops_device_runtime rt{};
-  rt.struct_size = sizeof rt;
-  rt.device_count = [](void*) -> int32_t { return 1; };
-  rt.alloc = [](void*, const tileops_device*, size_t bytes, void*, void** p, tileops_error*) -> tileops_status {
-    ++runtime_calls;
-    *p = std::malloc(bytes ? bytes : 1);
-    return TILEOPS_OK;
-  };
-  rt.free = [](void*, const tileops_device*, void* p, void*) { std::free(p); };
-  rt.copy = [](void*, void* dst, const tileops_device*, const void* src, const tileops_device*, size_t n, void*,
-               tileops_error*) -> tileops_status {
-    std::memmove(dst, src, n);
-    return TILEOPS_OK;
-  };
-  rt.synchronize = [](void*, const tileops_device*, void*, tileops_error*) -> tileops_status { return TILEOPS_OK; };
-  return rt;
-}
+std::atomic<int> runtime_calls{0};  // allocations of the test device types
+tileops_device_runtime host_memory_runtime() { return test::host_memory_runtime(&runtime_calls); }
 
 // ---- test kernel types: copy x to y and remember who ran --------------------------
 struct TestType {

@@ -1,0 +1,110 @@
+// A vendor plugin (loaded in process) whose functions let C++ exceptions cross the C
+// ABI: a detector, and kernels whose launch, request_tune or release throws. Each fails
+// only what reaches it, with a BackendError or a recorded failure that names it.
+#include "host_memory_runtime.hpp"
+
+#include <tileops/backend.hpp>
+#include <tileops/errors.hpp>
+#include <tileops/tileops.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+using namespace tileops;
+
+namespace {
+
+bool is(const tileops_device* d, const char* type) { return std::strcmp(d->type, type) == 0; }
+
+// SiluFwdOp's kernel throws at launch, ReluFwdOp's at request_tune, SigmoidFwdOp's at
+// release; otherwise they run and do nothing.
+tileops_status build_kernel(void*, const char* op, const tileops_tensor_spec* const*, size_t, const tileops_param*,
+                            size_t, tileops_kernel* out, tileops_error*) {
+  const std::string name = op;
+  out->self = nullptr;
+  out->launch = name == "SiluFwdOp" ? [](void*, const tileops_tensor* const*, size_t, const tileops_tensor* const*,
+                                         size_t, void*, tileops_error*) -> tileops_status {
+    throw std::runtime_error("fixture: launch threw");
+  }
+                                    : [](void*, const tileops_tensor* const*, size_t, const tileops_tensor* const*,
+                                         size_t, void*, tileops_error*) -> tileops_status { return TILEOPS_OK; };
+  if (name == "ReluFwdOp")
+    out->request_tune = [](void*, const tileops_device*, tileops_error*) -> tileops_status {
+      throw std::runtime_error("fixture: tune threw");
+    };
+  if (name == "SigmoidFwdOp") out->release = [](void*) { throw std::runtime_error("fixture: release threw"); };
+  return TILEOPS_OK;
+}
+
+tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info* info,
+                     tileops_error* err) {
+  info->name = "thrower";
+  const auto rt = test::host_memory_runtime();
+  const auto detect = [](void*, const tileops_device* d) -> int32_t { return is(d, "throwdev"); };
+  const auto detect_throws = [](void*, const tileops_device* d) -> int32_t {
+    if (is(d, "throwdet")) throw std::runtime_error("fixture: detect threw");
+    return 0;
+  };
+  for (const char* type : {"throwdev", "throwdet"})
+    if (host->register_device_runtime(reg, type, &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+  if (host->register_detector(reg, "thrower", detect, nullptr, err) != TILEOPS_OK ||
+      host->register_detector(reg, "thrower_detect", detect_throws, nullptr, err) != TILEOPS_OK)
+    return TILEOPS_ERR_INTERNAL;
+  for (const char* op : {"SiluFwdOp", "ReluFwdOp", "SigmoidFwdOp"})
+    if (host->register_kernel_builder(reg, op, "thrower", build_kernel, nullptr, err) != TILEOPS_OK)
+      return TILEOPS_ERR_INTERNAL;
+  return TILEOPS_OK;
+}
+
+bool loaded() {
+  static const bool ok = load_plugin_entry("thrower", entry);
+  return ok;
+}
+
+Tensor x_on(const char* device_type) { return Tensor::empty({2, 4}, dtypes::float32, Device(device_type, 0)); }
+
+bool failure_recorded(const std::string& stage, const std::string& reason) {
+  const auto failures = load_failures();
+  return std::any_of(failures.begin(), failures.end(),
+                     [&](const LoadFailure& f) { return f.stage == stage && f.reason.find(reason) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("a kernel whose launch throws fails that call with a BackendError; the process goes on") {
+  REQUIRE(loaded());
+  Op silu("SiluFwdOp");
+  CHECK_THROWS_WITH_AS(silu({x_on("throwdev")}), doctest::Contains("threw: fixture: launch threw"), BackendError);
+  CHECK(failure_recorded("launch", "threw: fixture: launch threw"));
+  Op relu("ReluFwdOp");
+  CHECK_NOTHROW(relu({x_on("throwdev")}));
+}
+
+TEST_CASE("a kernel whose request_tune throws fails the tuning with a BackendError") {
+  REQUIRE(loaded());
+  Op relu("ReluFwdOp");
+  relu({x_on("throwdev")});
+  CHECK_THROWS_WITH_AS(relu.request_tune(), doctest::Contains("request_tune of the kernel for ReluFwdOp threw"),
+                       BackendError);
+  CHECK(failure_recorded("tune", "request_tune threw"));
+}
+
+TEST_CASE("a kernel whose release throws is recorded when the op lets it go") {
+  REQUIRE(loaded());
+  {
+    Op sigmoid("SigmoidFwdOp");
+    sigmoid({x_on("throwdev")});
+  }
+  CHECK(failure_recorded("release", "release threw"));
+}
+
+TEST_CASE("a detector that throws is recorded and claims nothing") {
+  REQUIRE(loaded());
+  Op silu("SiluFwdOp");
+  CHECK_THROWS_AS(silu({x_on("throwdet")}), OpNotAvailableError);  // no other target serves throwdet
+  CHECK(failure_recorded("detect", "the detector of target 'thrower_detect' threw for throwdet:0"));
+}
