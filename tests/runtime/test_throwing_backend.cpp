@@ -1,6 +1,7 @@
 // A vendor plugin (loaded in process) whose functions let C++ exceptions cross the C
 // ABI: a detector, and kernels whose launch, request_tune or release throws. Each fails
-// only what reaches it, with a BackendError or a recorded failure that names it.
+// only what reaches it, with a BackendError or a recorded failure that names it; and
+// device runtimes whose alloc, free or copy throws.
 #include "host_memory_runtime.hpp"
 
 #include <tileops/backend.hpp>
@@ -10,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -51,6 +53,21 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
   };
   for (const char* type : {"throwdev", "throwdet"})
     if (host->register_device_runtime(reg, type, &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+  // Device runtimes one function of which throws.
+  auto alloc_throws = rt, free_throws = rt, copy_throws = rt;
+  alloc_throws.alloc = [](void*, const tileops_device*, size_t, void*, void**, tileops_error*) -> tileops_status {
+    throw std::runtime_error("fixture: alloc threw");
+  };
+  free_throws.free = [](void*, const tileops_device*, void* p, void*) {
+    std::free(p);
+    throw std::runtime_error("fixture: free threw");
+  };
+  copy_throws.copy = [](void*, void*, const tileops_device*, const void*, const tileops_device*, size_t, void*,
+                        tileops_error*) -> tileops_status { throw std::runtime_error("fixture: copy threw"); };
+  if (host->register_device_runtime(reg, "throwalloc", &alloc_throws, err) != TILEOPS_OK ||
+      host->register_device_runtime(reg, "throwfree", &free_throws, err) != TILEOPS_OK ||
+      host->register_device_runtime(reg, "throwcopy", &copy_throws, err) != TILEOPS_OK)
+    return TILEOPS_ERR_INTERNAL;
   if (host->register_detector(reg, "thrower", detect, nullptr, err) != TILEOPS_OK ||
       host->register_detector(reg, "thrower_detect", detect_throws, nullptr, err) != TILEOPS_OK)
     return TILEOPS_ERR_INTERNAL;
@@ -80,6 +97,9 @@ TEST_CASE("a kernel whose launch throws fails that call with a BackendError; the
   Op silu("SiluFwdOp");
   CHECK_THROWS_WITH_AS(silu({x_on("throwdev")}), doctest::Contains("threw: fixture: launch threw"), BackendError);
   CHECK(failure_recorded("launch", "threw: fixture: launch threw"));
+  const size_t recorded = load_failures().size();
+  CHECK_THROWS_AS(silu({x_on("throwdev")}), BackendError);
+  CHECK(load_failures().size() == recorded);  // the same failure again is recorded once
   Op relu("ReluFwdOp");
   CHECK_NOTHROW(relu({x_on("throwdev")}));
 }
@@ -107,4 +127,14 @@ TEST_CASE("a detector that throws is recorded and claims nothing") {
   Op silu("SiluFwdOp");
   CHECK_THROWS_AS(silu({x_on("throwdet")}), OpNotAvailableError);  // no other target serves throwdet
   CHECK(failure_recorded("detect", "the detector of target 'thrower_detect' threw for throwdet:0"));
+}
+
+TEST_CASE("a device runtime whose alloc or copy throws fails that call with a BackendError; a throwing free is recorded") {
+  REQUIRE(loaded());
+  CHECK_THROWS_WITH_AS(x_on("throwalloc"), "allocating 32 bytes on throwalloc:0 threw: fixture: alloc threw",
+                       BackendError);
+  CHECK_THROWS_WITH_AS(Tensor::empty({2, 4}, dtypes::float32).to(Device("throwcopy", 0)),
+                       "copying 32 bytes from cpu on throwcopy:0 threw: fixture: copy threw", BackendError);
+  { Tensor t = x_on("throwfree"); }  // its release frees through the runtime
+  CHECK(failure_recorded("free", "the device runtime of 'throwfree' threw in free on throwfree:0"));
 }

@@ -20,6 +20,32 @@ void check(tileops_status status, const tileops_error& err, What what, const Dev
                            describe(err, status));
 }
 
+// Runs `call`, a function of a plugin's device runtime. A C++ exception that crosses the
+// ABI becomes a BackendError naming what was being done and the device.
+template <class What, class Call>
+auto guarded(What what, const Device& device, Call call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    throw BackendError(std::string(what()) + " on " + device.str() + " threw: " + e.what());
+  } catch (...) {
+    throw BackendError(std::string(what()) + " on " + device.str() + " threw");
+  }
+}
+
+// The same for functions that run where nothing may throw (a tensor's release, a
+// stream's destruction): the exception is recorded as a failure of the plugin.
+template <class Call>
+void recorded(const DeviceRuntimeRecord& record, const char* stage, const Device& device, Call call) noexcept {
+  try {
+    call();
+  } catch (...) {
+    Registry::get().record_failure({origin(record.plugin), stage,
+                                    "the device runtime of '" + record.device_type + "' threw in " + stage + " on " +
+                                        device.str()});
+  }
+}
+
 // Copies the innermost contiguous runs one by one: the fallback for runtimes
 // without copy_strided.
 void gather_runs(const DeviceRuntime& rt, char* dst, const char* src, const Device& device,
@@ -53,21 +79,24 @@ DeviceRuntime DeviceRuntime::of(const Device& device) {
     throw BackendError("no device runtime for device type '" + std::string(device.type()) +
                        "': no loaded plugin registers one (see `tileops plugins` and "
                        "`tileops failures`)");
-  return DeviceRuntime(record);
+  return DeviceRuntime(*record);
 }
 
 void* DeviceRuntime::alloc(const Device& device, size_t bytes, void* stream) const {
   tileops_error err;
   void* ptr = nullptr;
   auto d = device.to_c();
-  auto status = record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
-  check(status, err, [&] { return "allocating " + std::to_string(bytes) + " bytes"; }, device);
+  const auto what = [&] { return "allocating " + std::to_string(bytes) + " bytes"; };
+  auto status = guarded(what, device, [&] {
+    return record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
+  });
+  check(status, err, what, device);
   return ptr;
 }
 
-void DeviceRuntime::free(const Device& device, void* ptr, void* stream) const {
+void DeviceRuntime::free(const Device& device, void* ptr, void* stream) const noexcept {
   auto d = device.to_c();
-  record_->runtime.free(record_->runtime.user, &d, ptr, stream);
+  recorded(*record_, "free", device, [&] { record_->runtime.free(record_->runtime.user, &d, ptr, stream); });
 }
 
 void DeviceRuntime::copy(void* dst, const Device& dst_device, const void* src,
@@ -75,10 +104,11 @@ void DeviceRuntime::copy(void* dst, const Device& dst_device, const void* src,
   tileops_error err;
   auto dd = dst_device.to_c();
   auto sd = src_device.to_c();
-  auto status =
-      record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
-  check(status, err, [&] { return "copying " + std::to_string(bytes) + " bytes from " + src_device.str(); },
-        dst_device);
+  const auto what = [&] { return "copying " + std::to_string(bytes) + " bytes from " + src_device.str(); };
+  auto status = guarded(what, dst_device, [&] {
+    return record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
+  });
+  check(status, err, what, dst_device);
 }
 
 void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& device,
@@ -91,17 +121,20 @@ void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& devic
   }
   tileops_error err;
   auto d = device.to_c();
-  auto status = record_->runtime.copy_strided(record_->runtime.user, dst, src, &d,
-                                              int32_t(shape.size()), shape.data(),
-                                              strides.data(), itemsize, stream, &err);
-  check(status, err, [] { return "gathering a strided tensor"; }, device);
+  const auto what = [] { return "gathering a strided tensor"; };
+  auto status = guarded(what, device, [&] {
+    return record_->runtime.copy_strided(record_->runtime.user, dst, src, &d, int32_t(shape.size()), shape.data(),
+                                         strides.data(), itemsize, stream, &err);
+  });
+  check(status, err, what, device);
 }
 
 void DeviceRuntime::synchronize(const Device& device, void* stream) const {
   tileops_error err;
   auto d = device.to_c();
-  check(record_->runtime.synchronize(record_->runtime.user, &d, stream, &err), err,
-        [] { return "synchronizing"; }, device);
+  const auto what = [] { return "synchronizing"; };
+  check(guarded(what, device, [&] { return record_->runtime.synchronize(record_->runtime.user, &d, stream, &err); }),
+        err, what, device);
 }
 
 void* DeviceRuntime::stream_create(const Device& device) const {
@@ -111,28 +144,32 @@ void* DeviceRuntime::stream_create(const Device& device) const {
   tileops_error err;
   void* stream = nullptr;
   auto d = device.to_c();
-  check(record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err), err,
-        [] { return "creating a stream"; }, device);
+  const auto what = [] { return "creating a stream"; };
+  check(guarded(what, device, [&] { return record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err); }),
+        err, what, device);
   return stream;
 }
 
-void DeviceRuntime::stream_destroy(const Device& device, void* stream) const {
+void DeviceRuntime::stream_destroy(const Device& device, void* stream) const noexcept {
   if (!record_->runtime.stream_destroy) return;
   auto d = device.to_c();
-  record_->runtime.stream_destroy(record_->runtime.user, &d, stream);
+  recorded(*record_, "stream_destroy", device,
+           [&] { record_->runtime.stream_destroy(record_->runtime.user, &d, stream); });
 }
 
 void DeviceRuntime::set_current(const Device& device) const {
   if (!record_->runtime.set_current) return;
   tileops_error err;
   auto d = device.to_c();
-  check(record_->runtime.set_current(record_->runtime.user, &d, &err), err,
-        [] { return "making the device current"; }, device);
+  const auto what = [] { return "making the device current"; };
+  check(guarded(what, device, [&] { return record_->runtime.set_current(record_->runtime.user, &d, &err); }), err,
+        what, device);
 }
 
 int32_t DeviceRuntime::device_count() const {
-  return record_->runtime.device_count ? record_->runtime.device_count(record_->runtime.user)
-                                       : 1;
+  if (!record_->runtime.device_count) return 1;
+  return guarded([] { return "counting devices"; }, Device(record_->device_type),
+                 [&] { return record_->runtime.device_count(record_->runtime.user); });
 }
 
 }  // namespace tileops::detail

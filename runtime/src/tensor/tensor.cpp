@@ -28,9 +28,7 @@ Storage::~Storage() {
   if (deleter_) {
     deleter_(data_);
   } else if (allocator_) {
-    const auto* record = static_cast<const detail::DeviceRuntimeRecord*>(allocator_);
-    auto d = device_.to_c();
-    record->runtime.free(record->runtime.user, &d, data_, stream_);
+    DeviceRuntime(*static_cast<const detail::DeviceRuntimeRecord*>(allocator_)).free(device_, data_, stream_);
   }
 }
 
