@@ -21,15 +21,16 @@ void check(tileops_status status, const tileops_error& err, What what, const Dev
 }
 
 // Runs `call`, a function of a plugin's device runtime. A C++ exception that crosses the
-// ABI becomes a BackendError naming what was being done and the device.
+// ABI becomes a BackendError naming what was being done and where (`what` and `device`
+// are only read then: this is on the path of every allocation).
 template <class What, class Call>
-auto guarded(What what, const Device& device, Call call) -> decltype(call()) {
+auto guarded(What what, const Device* device, Call call) -> decltype(call()) {
   try {
     return call();
   } catch (const std::exception& e) {
-    throw BackendError(std::string(what()) + " on " + device.str() + " threw: " + e.what());
+    throw BackendError(std::string(what()) + (device ? " on " + device->str() : "") + " threw: " + e.what());
   } catch (...) {
-    throw BackendError(std::string(what()) + " on " + device.str() + " threw");
+    throw BackendError(std::string(what()) + (device ? " on " + device->str() : "") + " threw");
   }
 }
 
@@ -87,7 +88,7 @@ void* DeviceRuntime::alloc(const Device& device, size_t bytes, void* stream) con
   void* ptr = nullptr;
   auto d = device.to_c();
   const auto what = [&] { return "allocating " + std::to_string(bytes) + " bytes"; };
-  auto status = guarded(what, device, [&] {
+  auto status = guarded(what, &device, [&] {
     return record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
   });
   check(status, err, what, device);
@@ -105,7 +106,7 @@ void DeviceRuntime::copy(void* dst, const Device& dst_device, const void* src,
   auto dd = dst_device.to_c();
   auto sd = src_device.to_c();
   const auto what = [&] { return "copying " + std::to_string(bytes) + " bytes from " + src_device.str(); };
-  auto status = guarded(what, dst_device, [&] {
+  auto status = guarded(what, &dst_device, [&] {
     return record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
   });
   check(status, err, what, dst_device);
@@ -122,7 +123,7 @@ void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& devic
   tileops_error err;
   auto d = device.to_c();
   const auto what = [] { return "gathering a strided tensor"; };
-  auto status = guarded(what, device, [&] {
+  auto status = guarded(what, &device, [&] {
     return record_->runtime.copy_strided(record_->runtime.user, dst, src, &d, int32_t(shape.size()), shape.data(),
                                          strides.data(), itemsize, stream, &err);
   });
@@ -133,7 +134,7 @@ void DeviceRuntime::synchronize(const Device& device, void* stream) const {
   tileops_error err;
   auto d = device.to_c();
   const auto what = [] { return "synchronizing"; };
-  check(guarded(what, device, [&] { return record_->runtime.synchronize(record_->runtime.user, &d, stream, &err); }),
+  check(guarded(what, &device, [&] { return record_->runtime.synchronize(record_->runtime.user, &d, stream, &err); }),
         err, what, device);
 }
 
@@ -145,7 +146,7 @@ void* DeviceRuntime::stream_create(const Device& device) const {
   void* stream = nullptr;
   auto d = device.to_c();
   const auto what = [] { return "creating a stream"; };
-  check(guarded(what, device, [&] { return record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err); }),
+  check(guarded(what, &device, [&] { return record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err); }),
         err, what, device);
   return stream;
 }
@@ -162,13 +163,13 @@ void DeviceRuntime::set_current(const Device& device) const {
   tileops_error err;
   auto d = device.to_c();
   const auto what = [] { return "making the device current"; };
-  check(guarded(what, device, [&] { return record_->runtime.set_current(record_->runtime.user, &d, &err); }), err,
+  check(guarded(what, &device, [&] { return record_->runtime.set_current(record_->runtime.user, &d, &err); }), err,
         what, device);
 }
 
 int32_t DeviceRuntime::device_count() const {
   if (!record_->runtime.device_count) return 1;
-  return guarded([] { return "counting devices"; }, Device(record_->device_type),
+  return guarded([&] { return "counting the devices of type '" + record_->device_type + "'"; }, nullptr,
                  [&] { return record_->runtime.device_count(record_->runtime.user); });
 }
 
