@@ -137,7 +137,10 @@ typedef struct tileops_tensor {
  * once when the memo entry is dropped. `launch` is required; the rest is optional
  * (NULL). Inputs arrive in signature order (NULL for an absent optional input);
  * outputs in signature order, allocated by the host (an `alias` output points at its
- * input's memory). `stream` is the device's current stream: launch only on it. */
+ * input's memory). `stream` is the device's current stream: launch only on it.
+ * Threads: launch may run on several threads at once (different streams); the host
+ * never overlaps two calls of request_tune / config_json on one kernel, but either may
+ * run while other threads launch it. */
 typedef struct tileops_kernel {
   size_t struct_size;
   void* self;

@@ -354,7 +354,9 @@ void OpState::request_tune() {
 }
 
 std::string OpState::kernel_config() const {
-  std::shared_lock lock(mutex_);
+  // Exclusive: a kernel's config_json may answer in storage its next call reuses (abi.h),
+  // so two threads asking at once, or one asking while another tunes, must not overlap.
+  std::unique_lock lock(mutex_);
   for (const auto& [kernel, device] : built_)
     if (auto config = kernel->config_json(); !config.empty()) return config;
   return composite_ ? composite_->kernel_config() : std::string();

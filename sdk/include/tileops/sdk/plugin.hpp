@@ -185,7 +185,9 @@ struct LaunchArgs {
   void* stream;                                     // the device's current stream
 };
 
-// A kernel: compiled for one device and input signature, launched many times.
+// A kernel: compiled for one device and input signature, launched many times. launch
+// may run on several threads at once (different streams), and request_tune or
+// config_json beside them; the host never runs request_tune and config_json at once.
 class Kernel {
  public:
   virtual ~Kernel() = default;
