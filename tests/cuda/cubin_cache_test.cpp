@@ -1,6 +1,6 @@
 // The on-disk cubin cache: key stability, the file format and its checksum, atomic
-// writes, and the JIT's recovery from a corrupt entry. No GPU needed; the recompile
-// case needs NVRTC and is skipped, saying so, without it.
+// writes, threads sharing it, and the JIT's recovery from a corrupt entry. No GPU
+// needed; the cases that compile need NVRTC and are skipped, saying so, without it.
 #include <doctest/doctest.h>
 
 #include "jit.hpp"
@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
+#include <vector>
 
 namespace cache = tileops::cuda::cache;
 namespace cuda = tileops::cuda;
@@ -222,4 +224,39 @@ TEST_CASE("builds are reproducible: one request, the same cubin every time (NVRT
   const auto request = cuda::compile_request(kProgram, 90);
   const std::string first = cuda::compile(request).cubin;
   for (int i = 0; i < 8; ++i) CHECK(cuda::compile(request).cubin == first);
+}
+
+TEST_CASE("threads building the same programs at once share one cache: an intact entry each, no temporary left") {
+  if (!nvrtc_or_skip()) return;
+  TempCacheDir dir;
+  const cuda::ProgramSpec programs[] = {kProgram, {"copy", {"tileops_cuda::strided_copy<2>"}}};
+  constexpr int kThreads = 6;
+  std::vector<std::string> cubins[2];
+  for (auto& c : cubins) c.resize(kThreads);
+  std::vector<std::string> errors(kThreads);
+  {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        try {
+          for (int k = 0; k < 2; ++k) {
+            const int p = (t + k) % 2;  // half the threads start with each program
+            cubins[p][t] = cuda::get_cubin(programs[p], 90).entry.cubin;
+          }
+        } catch (const std::exception& e) {
+          errors[t] = e.what();
+        }
+      });
+    for (auto& th : threads) th.join();
+  }
+  for (const auto& e : errors) CHECK(e == "");
+  for (const auto& c : cubins) {
+    REQUIRE(!c[0].empty());
+    if (cuda::nvrtc_builds_reproducible())
+      for (const auto& other : c) CHECK(other == c[0]);
+  }
+  const auto listed = cache::list(dir.cuda_dir());
+  CHECK(listed.size() == 2);
+  for (const auto& l : listed) CHECK_MESSAGE(l.valid, l.path << ": " << l.problem);
+  for (const auto& f : fs::directory_iterator(dir.cuda_dir())) CHECK(f.path().extension() == ".cubin");
 }

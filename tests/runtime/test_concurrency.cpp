@@ -1,9 +1,11 @@
 // One op instance called from many threads at once: misses build under the instance's
-// lock while hits proceed, and every thread gets correct results.
+// lock while hits proceed, and every thread gets correct results; fresh ops settle their
+// route while the process default changes.
 #include <tileops/tileops.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -53,5 +55,31 @@ TEST_CASE("concurrent calls on one composite share its sub-ops") {
       }
     });
   for (auto& th : threads) th.join();
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("ops settle their route while another thread changes the default target") {
+  std::atomic<bool> stop{false};
+  std::thread toggler([&] {
+    for (int i = 0; !stop; ++i) set_default_target(i % 2 ? Target("cpu_ref") : std::nullopt);
+  });
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      Tensor x = Tensor::empty({2, 3}, dtypes::float32);
+      for (int64_t i = 0; i < x.numel(); ++i) x.data_ptr<float>()[i] = float(i) - 2.5f;
+      for (int iteration = 0; iteration < 50; ++iteration) {
+        Op op("ReluFwdOp");  // a fresh op: its route settles under whatever default is set
+        const Tensor y = op({x})[0];
+        for (int64_t i = 0; i < y.numel(); ++i)
+          if (y.data_ptr<float>()[i] != std::max(x.data_ptr<float>()[i], 0.0f)) ++wrong;
+        if (op.target() != "cpu_ref") ++wrong;
+      }
+    });
+  for (auto& th : threads) th.join();
+  stop = true;
+  toggler.join();
+  set_default_target(std::nullopt);
   CHECK(wrong == 0);
 }
