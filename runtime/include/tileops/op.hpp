@@ -10,6 +10,10 @@
 // and runs the target's kernel (memoised per device and input signature) or the
 // in-tree kernels. A call that fails after the checks drops the target decision and
 // every memoised kernel.
+//
+// Threads: one Op may be called, tuned and asked for its config from several threads
+// at once (a memo miss builds under the op's lock while hits go on; test_concurrency);
+// moving or destroying it must not overlap any of those.
 #include <tileops/backend.hpp>
 #include <tileops/params.hpp>
 #include <tileops/tensor.hpp>
