@@ -68,7 +68,7 @@ if [ $asan -eq 1 ]; then
   # The bundler copies a library under its soname and its full version: the loader
   # needs the soname only.
   for lib in "$out"/asan/lib/*.so.*.*; do
-    [ -e "${lib%.*.*}" ] && rm "$lib"
+    if [ -e "${lib%.*.*}" ]; then rm "$lib"; fi
   done
   tar -cf - -C "$out" asan | xz -T0 -6 > "$out/asan.tar.xz"
   rm -rf "$out/asan"
