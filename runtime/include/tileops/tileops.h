@@ -6,7 +6,8 @@
  * one of them needs a pointer (an out slot, a non-empty array or list, the op) is
  * TILEOPS_ERR_INVALID_ARGUMENT, naming it. The accessors (tileops_array_data, ...)
  * take valid handles. Value types (devices, dtypes, params, statuses) are the plugin
- * ABI's.
+ * ABI's. Threads: an op may be called from several threads at once, as in C++
+ * (tileops/op.hpp); destroying a handle must not overlap its use.
  */
 #ifndef TILEOPS_TILEOPS_H
 #define TILEOPS_TILEOPS_H
