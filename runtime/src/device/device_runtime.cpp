@@ -34,6 +34,14 @@ auto guarded(What what, const Device* device, Call call) -> decltype(call()) {
   }
 }
 
+// Runs `call(err)`, a fallible function of a plugin's device runtime, through guarded
+// and check: a status other than OK, or an exception, is an error naming `what`.
+template <class What, class Call>
+void call_checked(What what, const Device& device, Call call) {
+  tileops_error err;
+  check(guarded(what, &device, [&] { return call(err); }), err, what, device);
+}
+
 // The same for functions that run where nothing may throw (a tensor's release, a
 // stream's destruction): the exception is recorded as a failure of the plugin.
 template <class Call>
@@ -84,14 +92,11 @@ DeviceRuntime DeviceRuntime::of(const Device& device) {
 }
 
 void* DeviceRuntime::alloc(const Device& device, size_t bytes, void* stream) const {
-  tileops_error err;
   void* ptr = nullptr;
   auto d = device.to_c();
-  const auto what = [&] { return "allocating " + std::to_string(bytes) + " bytes"; };
-  auto status = guarded(what, &device, [&] {
+  call_checked([&] { return "allocating " + std::to_string(bytes) + " bytes"; }, device, [&](tileops_error& err) {
     return record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
   });
-  check(status, err, what, device);
   return ptr;
 }
 
@@ -102,14 +107,12 @@ void DeviceRuntime::free(const Device& device, void* ptr, void* stream) const no
 
 void DeviceRuntime::copy(void* dst, const Device& dst_device, const void* src,
                          const Device& src_device, size_t bytes, void* stream) const {
-  tileops_error err;
   auto dd = dst_device.to_c();
   auto sd = src_device.to_c();
-  const auto what = [&] { return "copying " + std::to_string(bytes) + " bytes from " + src_device.str(); };
-  auto status = guarded(what, &dst_device, [&] {
-    return record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
-  });
-  check(status, err, what, dst_device);
+  call_checked([&] { return "copying " + std::to_string(bytes) + " bytes from " + src_device.str(); }, dst_device,
+               [&](tileops_error& err) {
+                 return record_->runtime.copy(record_->runtime.user, dst, &dd, src, &sd, bytes, stream, &err);
+               });
 }
 
 void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& device,
@@ -120,34 +123,28 @@ void DeviceRuntime::copy_strided(void* dst, const void* src, const Device& devic
                 strides, itemsize, stream);
     return;
   }
-  tileops_error err;
   auto d = device.to_c();
-  const auto what = [] { return "gathering a strided tensor"; };
-  auto status = guarded(what, &device, [&] {
+  call_checked([] { return "gathering a strided tensor"; }, device, [&](tileops_error& err) {
     return record_->runtime.copy_strided(record_->runtime.user, dst, src, &d, int32_t(shape.size()), shape.data(),
                                          strides.data(), itemsize, stream, &err);
   });
-  check(status, err, what, device);
 }
 
 void DeviceRuntime::synchronize(const Device& device, void* stream) const {
-  tileops_error err;
   auto d = device.to_c();
-  const auto what = [] { return "synchronizing"; };
-  check(guarded(what, &device, [&] { return record_->runtime.synchronize(record_->runtime.user, &d, stream, &err); }),
-        err, what, device);
+  call_checked([] { return "synchronizing"; }, device,
+               [&](tileops_error& err) { return record_->runtime.synchronize(record_->runtime.user, &d, stream, &err); });
 }
 
 void* DeviceRuntime::stream_create(const Device& device) const {
   if (!record_->runtime.stream_create)
     throw BackendError("device type '" + std::string(device.type()) +
                        "' has no streams to create");
-  tileops_error err;
   void* stream = nullptr;
   auto d = device.to_c();
-  const auto what = [] { return "creating a stream"; };
-  check(guarded(what, &device, [&] { return record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err); }),
-        err, what, device);
+  call_checked([] { return "creating a stream"; }, device, [&](tileops_error& err) {
+    return record_->runtime.stream_create(record_->runtime.user, &d, &stream, &err);
+  });
   return stream;
 }
 
@@ -160,11 +157,9 @@ void DeviceRuntime::stream_destroy(const Device& device, void* stream) const noe
 
 void DeviceRuntime::set_current(const Device& device) const {
   if (!record_->runtime.set_current) return;
-  tileops_error err;
   auto d = device.to_c();
-  const auto what = [] { return "making the device current"; };
-  check(guarded(what, &device, [&] { return record_->runtime.set_current(record_->runtime.user, &d, &err); }), err,
-        what, device);
+  call_checked([] { return "making the device current"; }, device,
+               [&](tileops_error& err) { return record_->runtime.set_current(record_->runtime.user, &d, &err); });
 }
 
 int32_t DeviceRuntime::device_count() const {
