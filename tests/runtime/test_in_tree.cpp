@@ -369,9 +369,9 @@ TEST_CASE("a kernel type whose refusal, identity or build throws fails the call 
   };
   REQUIRE(load_plugin_entry("throwing", +entry));
   const std::pair<const char*, const char*> cases[] = {
-      {"throws_refusal", "the refusal of kernel type 'refusal_throws' of SiluFwdOp threw"},
-      {"throws_identity", "the identity of kernel type 'identity_throws' of SiluFwdOp threw"},
-      {"throws_build", "kernel type 'build_throws' of SiluFwdOp: build threw"}};
+      {"throws_refusal", "the refusal of kernel type 'refusal_throws' of SiluFwdOp threw: r"},
+      {"throws_identity", "the identity of kernel type 'identity_throws' of SiluFwdOp threw: i"},
+      {"throws_build", "kernel type 'build_throws' of SiluFwdOp: build threw: b"}};
   for (const auto& [device, message] : cases) {
     CAPTURE(device);
     Op op("SiluFwdOp");

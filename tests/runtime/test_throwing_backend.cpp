@@ -108,9 +108,10 @@ TEST_CASE("a kernel whose request_tune throws fails the tuning with a BackendErr
   REQUIRE(loaded());
   Op relu("ReluFwdOp");
   relu({x_on("throwdev")});
-  CHECK_THROWS_WITH_AS(relu.request_tune(), doctest::Contains("request_tune of the kernel for ReluFwdOp threw"),
+  CHECK_THROWS_WITH_AS(relu.request_tune(),
+                       doctest::Contains("request_tune of the kernel for ReluFwdOp threw: fixture: tune threw"),
                        BackendError);
-  CHECK(failure_recorded("tune", "request_tune threw"));
+  CHECK(failure_recorded("tune", "request_tune threw: fixture: tune threw"));
 }
 
 TEST_CASE("a kernel whose release throws is recorded when the op lets it go") {
@@ -119,14 +120,15 @@ TEST_CASE("a kernel whose release throws is recorded when the op lets it go") {
     Op sigmoid("SigmoidFwdOp");
     sigmoid({x_on("throwdev")});
   }
-  CHECK(failure_recorded("release", "release threw"));
+  CHECK(failure_recorded("release", "release threw: fixture: release threw"));
 }
 
 TEST_CASE("a detector that throws is recorded and claims nothing") {
   REQUIRE(loaded());
   Op silu("SiluFwdOp");
   CHECK_THROWS_AS(silu({x_on("throwdet")}), OpNotAvailableError);  // no other target serves throwdet
-  CHECK(failure_recorded("detect", "the detector of target 'thrower_detect' threw for throwdet:0"));
+  CHECK(failure_recorded("detect",
+                         "the detector of target 'thrower_detect' threw for throwdet:0: fixture: detect threw"));
 }
 
 TEST_CASE("a device runtime whose alloc or copy throws fails that call with a BackendError; a throwing free is recorded") {
@@ -136,5 +138,6 @@ TEST_CASE("a device runtime whose alloc or copy throws fails that call with a Ba
   CHECK_THROWS_WITH_AS(Tensor::empty({2, 4}, dtypes::float32).to(Device("throwcopy", 0)),
                        "copying 32 bytes from cpu on throwcopy:0 threw: fixture: copy threw", BackendError);
   { Tensor t = x_on("throwfree"); }  // its release frees through the runtime
-  CHECK(failure_recorded("free", "the device runtime of 'throwfree' threw in free on throwfree:0"));
+  CHECK(failure_recorded("free",
+                         "the device runtime of 'throwfree' threw in free on throwfree:0: fixture: free threw"));
 }

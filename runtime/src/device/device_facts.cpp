@@ -2,6 +2,7 @@
 
 #include "registry/registrar.hpp"
 #include "registry/registry.hpp"
+#include "support/status.hpp"
 
 #include <tileops/errors.hpp>
 
@@ -21,7 +22,7 @@ DeviceFacts read_device_facts(const Device& device) {
   try {
     status = reader->read(reader->user, &d, &out, &err);
   } catch (...) {
-    throw BackendError(who + " threw for " + device.str());
+    throw BackendError(who + " threw for " + device.str() + thrown_detail());
   }
   if (status != TILEOPS_OK)
     throw BackendError(who + " failed for " + device.str() + ": " + describe(err, status));

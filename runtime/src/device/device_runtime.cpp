@@ -27,10 +27,8 @@ template <class What, class Call>
 auto guarded(What what, const Device* device, Call call) -> decltype(call()) {
   try {
     return call();
-  } catch (const std::exception& e) {
-    throw BackendError(std::string(what()) + (device ? " on " + device->str() : "") + " threw: " + e.what());
   } catch (...) {
-    throw BackendError(std::string(what()) + (device ? " on " + device->str() : "") + " threw");
+    throw BackendError(std::string(what()) + (device ? " on " + device->str() : "") + " threw" + thrown_detail());
   }
 }
 
@@ -51,7 +49,7 @@ void recorded(const DeviceRuntimeRecord& record, const char* stage, const Device
   } catch (...) {
     Registry::get().record_failure({origin(record.plugin), stage,
                                     "the device runtime of '" + record.device_type + "' threw in " + stage + " on " +
-                                        device.str()});
+                                        device.str() + thrown_detail()});
   }
 }
 

@@ -4,6 +4,7 @@
 #include "registry/registrar.hpp"
 #include "registry/registry.hpp"
 #include "support/log.hpp"
+#include "support/status.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
@@ -80,7 +81,7 @@ void load_file(const std::string& path, bool builtin) {
   try {
     version = lib.get<uint32_t()>(TILEOPS_PLUGIN_ABI_VERSION_SYMBOL)();
   } catch (...) {
-    fail(path, "abi_version", "tileops_plugin_abi_version threw");
+    fail(path, "abi_version", "tileops_plugin_abi_version threw" + thrown_detail());
     return;
   }
   if (version >> 16 != TILEOPS_ABI_MAJOR) {

@@ -98,7 +98,7 @@ const KernelTypeRecord* InTreeKernels::select(const tileops_call& call, const De
     try {
       status = type->refusal(type->user, &call, &err);
     } catch (...) {
-      throw BackendError("the refusal of kernel type '" + type->key + "' of " + op_ + " threw");
+      throw BackendError("the refusal of kernel type '" + type->key + "' of " + op_ + " threw" + thrown_detail());
     }
     if (status == TILEOPS_OK)
       serving.push_back(type);
@@ -134,7 +134,7 @@ std::string InTreeKernels::identity(const KernelTypeRecord& type, const tileops_
     try {
       n = type.identity(type.user, &call, buf.data(), buf.size());
     } catch (...) {
-      throw BackendError("the identity of kernel type '" + type.key + "' of " + op_ + " threw");
+      throw BackendError("the identity of kernel type '" + type.key + "' of " + op_ + " threw" + thrown_detail());
     }
     if (n >= 0 && size_t(n) < buf.size()) return buf.substr(0, size_t(n));
     buf.assign(65536, '\0');
@@ -170,8 +170,9 @@ KernelRef InTreeKernels::resolve(const Device& device, DescList inputs,
     try {
       status = type->build(type->user, &call, &out, &err);
     } catch (...) {
+      const std::string detail = thrown_detail();
       entries_.erase(entry_key);
-      throw BackendError(who + ": build threw");
+      throw BackendError(who + ": build threw" + detail);
     }
     if (status != TILEOPS_OK) {
       entries_.erase(entry_key);

@@ -19,7 +19,7 @@ KernelHandle::~KernelHandle() {
     try {
       kernel_.release(kernel_.self);
     } catch (...) {
-      Registry::get().record_failure({plugin_path_, "release", origin_ + ": release threw"});
+      Registry::get().record_failure({plugin_path_, "release", origin_ + ": release threw" + thrown_detail()});
     }
   }
 }
@@ -31,12 +31,10 @@ void KernelHandle::launch(const tileops_tensor* const* inputs, size_t n_inputs,
   tileops_status status;
   try {
     status = kernel_.launch(kernel_.self, inputs, n_inputs, outputs, n_outputs, stream, &err);
-  } catch (const std::exception& e) {
-    Registry::get().record_failure({plugin_path_, "launch", origin_ + " threw: " + e.what()});
-    throw BackendError(origin_ + ": the kernel for " + op + " threw: " + e.what());
   } catch (...) {
-    Registry::get().record_failure({plugin_path_, "launch", origin_ + " threw"});
-    throw BackendError(origin_ + ": the kernel for " + op + " threw");
+    const std::string detail = thrown_detail();
+    Registry::get().record_failure({plugin_path_, "launch", origin_ + " threw" + detail});
+    throw BackendError(origin_ + ": the kernel for " + op + " threw" + detail);
   }
   if (status == TILEOPS_OK) return;
   if (status == TILEOPS_ERR_INVALID_ARGUMENT) throw ValueError(describe(err, status));
@@ -52,8 +50,9 @@ void KernelHandle::tune(const Device& device, const std::string& op) const {
   try {
     status = kernel_.request_tune(kernel_.self, &d, &err);
   } catch (...) {
-    Registry::get().record_failure({plugin_path_, "tune", origin_ + ": request_tune threw"});
-    throw BackendError(origin_ + ": request_tune of the kernel for " + op + " threw");
+    const std::string detail = thrown_detail();
+    Registry::get().record_failure({plugin_path_, "tune", origin_ + ": request_tune threw" + detail});
+    throw BackendError(origin_ + ": request_tune of the kernel for " + op + " threw" + detail);
   }
   if (status != TILEOPS_OK)
     throw_status(status, origin_ + ": tuning the kernel for " + op + " on " + device.str() +

@@ -253,12 +253,10 @@ KernelRef OpState::build_target_kernel(const Route& route, const Device& device,
   try {
     status = builder.build(builder.user, name_.c_str(), spec_ptrs, inputs.size(),
                            abi_params_.data(), abi_params_.size(), &out, &err);
-  } catch (const std::exception& e) {
-    Registry::get().record_failure({origin(builder.plugin), "build", who + " threw: " + e.what()});
-    throw BackendError(who + ": the builder for " + name_ + " threw: " + e.what());
   } catch (...) {
-    Registry::get().record_failure({origin(builder.plugin), "build", who + " threw"});
-    throw BackendError(who + ": the builder for " + name_ + " threw");
+    const std::string detail = thrown_detail();
+    Registry::get().record_failure({origin(builder.plugin), "build", who + " threw" + detail});
+    throw BackendError(who + ": the builder for " + name_ + " threw" + detail);
   }
   if (status != TILEOPS_OK)
     throw_status(status, who + " cannot build " + name_ + " for " + device.str() + ": " +

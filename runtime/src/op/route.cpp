@@ -2,6 +2,7 @@
 
 #include "registry/registry.hpp"
 #include "support/format.hpp"
+#include "support/status.hpp"
 
 #include <tileops/errors.hpp>
 
@@ -20,8 +21,8 @@ std::string detect_target(const Snapshot& snapshot, const Device& device) {
       mine = detector.detect(detector.user, &d);
     } catch (...) {
       Registry::get().record_failure(
-          {origin(detector.plugin), "detect", "the detector of target '" + detector.target +
-                                                  "' threw for " + device.str()});
+          {origin(detector.plugin), "detect",
+           "the detector of target '" + detector.target + "' threw for " + device.str() + thrown_detail()});
     }
     if (mine) claims.push_back(detector.target);
   }

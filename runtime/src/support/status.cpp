@@ -2,6 +2,8 @@
 
 #include <tileops/errors.hpp>
 
+#include <exception>
+
 namespace tileops::detail {
 
 void throw_status(tileops_status status, const std::string& message) {
@@ -9,6 +11,16 @@ void throw_status(tileops_status status, const std::string& message) {
     case TILEOPS_ERR_INVALID_ARGUMENT: throw ValueError(message);
     case TILEOPS_ERR_UNSUPPORTED: throw OpNotAvailableError(message);
     default: throw BackendError(message);
+  }
+}
+
+std::string thrown_detail() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return std::string(": ") + e.what();
+  } catch (...) {
+    return {};
   }
 }
 

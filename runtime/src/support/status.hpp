@@ -12,4 +12,9 @@ namespace tileops::detail {
 
 const char* status_name(tileops_status status);
 
+// Called in a catch block: ": " and the what() of the exception being handled, or
+// nothing when it is not a std::exception. For messages that report what a plugin
+// threw across the C ABI ("... threw" + thrown_detail()).
+std::string thrown_detail();
+
 }  // namespace tileops::detail
