@@ -7,9 +7,12 @@
 // of the same bytes timed the same way. Then the host cost of a memo-hit op call next to
 // a raw cuLaunchKernel of the same kernel, and NVRTC first-build and disk-cache-hit times.
 //
-//   bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N]
+//   bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] [--leading N[,N...]]
 //
 // --filter keeps the rows whose "<op> <case>" contains any of the comma-separated texts.
+// --leading times each case once per N instead, with the leading dimension of its first
+// input (and of every input of the same rank and leading dimension) set to N: how a
+// kernel's time goes with the number of rows (waves, a sweep's last rows).
 //
 // Writes DIR/bench_cuda.md (the tables) and DIR/bench_cuda.csv; prints the tables.
 #include "driver.hpp"
@@ -193,7 +196,24 @@ struct Row {
   double mb = 0, us = 0, tbs = 0, copy_tbs = 0, fraction = 0, target = 0, first_call_ms = 0;
 };
 
-std::string shape_text(const std::vector<std::optional<manifest::OwnedTensorDesc>>& inputs) {
+using Inputs = std::vector<std::optional<manifest::OwnedTensorDesc>>;
+
+// The inputs a case is timed with: its own, or a set for each --leading N.
+std::vector<Inputs> input_sets(const Inputs& own, const std::vector<int64_t>& leading) {
+  if (leading.empty() || own.empty() || !own[0] || own[0]->shape.empty()) return {own};
+  const size_t rank = own[0]->shape.size();
+  const int64_t lead = own[0]->shape[0];
+  std::vector<Inputs> sets;
+  for (const int64_t n : leading) {
+    Inputs set = own;
+    for (auto& d : set)
+      if (d && d->shape.size() == rank && d->shape[0] == lead) d->shape[0] = n;
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+std::string shape_text(const Inputs& inputs) {
   std::string out;
   for (const auto& d : inputs) {
     if (!d) continue;
@@ -210,6 +230,7 @@ struct Options {
   std::string filter;
   double min_mb = 32;
   int reps = 25;
+  std::vector<int64_t> leading;  // empty: the cases' own shapes
 };
 
 Options parse(int argc, char** argv) {
@@ -220,8 +241,13 @@ Options parse(int argc, char** argv) {
     else if (k == "--filter") o.filter = v;
     else if (k == "--min-mb") o.min_mb = std::atof(v.c_str());
     else if (k == "--reps") o.reps = std::atoi(v.c_str());
-    else {
-      std::fprintf(stderr, "usage: bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N]\n");
+    else if (k == "--leading") {
+      std::stringstream list(v);
+      for (std::string n; std::getline(list, n, ',');) o.leading.push_back(std::atoll(n.c_str()));
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] "
+                   "[--leading N[,N...]]\n");
       std::exit(2);
     }
   }
@@ -249,47 +275,50 @@ std::vector<Row> time_workloads(const Options& opt, Timer& timer, const Device& 
     if (!spec) continue;
     for (const auto& wc : spec->workload_cases()) {
       if (!selected(opt.filter, std::string(name) + " " + wc.id)) continue;
-      Op op(name, wc.params, std::string(BUILTIN));
-      std::vector<Tensor> sets[2];
-      for (auto& set : sets)
-        for (const auto& d : wc.inputs)
-          set.push_back(d ? Tensor::empty(ShapeView(d->shape.data(), d->shape.size()), d->dtype, dev) : Tensor());
-      const Roofline roof = op.roofline(sets[0]);
-      const double mb = roof.bytes / 1e6;
-      if (mb < opt.min_mb) continue;
-      for (auto& set : sets)
-        for (size_t i = 0; i < set.size(); ++i)
-          if (set[i].defined()) fill(set[i], wc.values[i], timer.stream, seed++);
-      const auto t0 = Clock::now();
-      op(sets[0]);  // builds the kernel (NVRTC or the disk cache)
-      check(g_api.cuStreamSynchronize(timer.stream), "sync");
-      Row row;
-      row.first_call_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      row.op = name;
-      row.id = wc.id;
-      row.shapes = shape_text(wc.inputs);
-      row.mb = mb;
-      row.us = timer.median_us(opt.reps, [&](int i) { op(sets[i % 2]); });
-      // A copy that reads and writes as many bytes as the op moves.
-      const size_t half = size_t(roof.bytes / 2) & ~size_t(255);
-      if (half > copy_capacity) {
-        copy_buffers.clear();
-        copy_buffers.push_back(Tensor::empty({int64_t(half)}, dtypes::uint8, dev));
-        copy_buffers.push_back(Tensor::empty({int64_t(half)}, dtypes::uint8, dev));
-        copy_src = CUdeviceptr(copy_buffers[0].data());
-        copy_dst = CUdeviceptr(copy_buffers[1].data());
-        copy_capacity = half;
+      for (const Inputs& inputs : input_sets(wc.inputs, opt.leading)) {
+        Op op(name, wc.params, std::string(BUILTIN));
+        std::vector<Tensor> sets[2];
+        for (auto& set : sets)
+          for (const auto& d : inputs)
+            set.push_back(d ? Tensor::empty(ShapeView(d->shape.data(), d->shape.size()), d->dtype, dev) : Tensor());
+        const Roofline roof = op.roofline(sets[0]);
+        const double mb = roof.bytes / 1e6;
+        if (mb < opt.min_mb) continue;
+        for (auto& set : sets)
+          for (size_t i = 0; i < set.size(); ++i)
+            if (set[i].defined()) fill(set[i], wc.values[i], timer.stream, seed++);
+        const auto t0 = Clock::now();
+        op(sets[0]);  // builds the kernel (NVRTC or the disk cache)
+        check(g_api.cuStreamSynchronize(timer.stream), "sync");
+        Row row;
+        row.first_call_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        row.op = name;
+        row.id = wc.id;
+        row.shapes = shape_text(inputs);
+        row.mb = mb;
+        row.us = timer.median_us(opt.reps, [&](int i) { op(sets[i % 2]); });
+        // A copy that reads and writes as many bytes as the op moves.
+        const size_t half = size_t(roof.bytes / 2) & ~size_t(255);
+        if (half > copy_capacity) {
+          copy_buffers.clear();
+          copy_buffers.push_back(Tensor::empty({int64_t(half)}, dtypes::uint8, dev));
+          copy_buffers.push_back(Tensor::empty({int64_t(half)}, dtypes::uint8, dev));
+          copy_src = CUdeviceptr(copy_buffers[0].data());
+          copy_dst = CUdeviceptr(copy_buffers[1].data());
+          copy_capacity = half;
+        }
+        const double copy_us = timer.median_us(
+            opt.reps, [&](int) { check(g_api.cuMemcpyDtoDAsync(copy_dst, copy_src, half, timer.stream), "copy"); });
+        row.tbs = roof.bytes / (row.us * 1e-6) / 1e12;
+        row.copy_tbs = 2.0 * double(half) / (copy_us * 1e-6) / 1e12;
+        row.fraction = row.tbs / row.copy_tbs;
+        row.target = target(name);
+        const std::string label = opt.leading.empty() ? wc.id : wc.id + " " + row.shapes;
+        std::printf("%-22s %-44s %9.1f MB %9.1f us %6.2f TB/s  copy %5.2f TB/s  %5.3f%s\n", name, label.c_str(), mb,
+                    row.us, row.tbs, row.copy_tbs, row.fraction, row.fraction >= row.target ? "" : "  (below target)");
+        std::fflush(stdout);
+        rows.push_back(row);
       }
-      const double copy_us =
-          timer.median_us(opt.reps, [&](int) { check(g_api.cuMemcpyDtoDAsync(copy_dst, copy_src, half, timer.stream), "copy"); });
-      row.tbs = roof.bytes / (row.us * 1e-6) / 1e12;
-      row.copy_tbs = 2.0 * double(half) / (copy_us * 1e-6) / 1e12;
-      row.fraction = row.tbs / row.copy_tbs;
-      row.target = target(name);
-      std::printf("%-22s %-44s %9.1f MB %9.1f us %6.2f TB/s  copy %5.2f TB/s  %5.3f%s\n", name, wc.id.c_str(), mb, row.us,
-                  row.tbs, row.copy_tbs, row.fraction, row.fraction >= row.target ? "" : "  (below target)");
-      std::fflush(stdout);
-      rows.push_back(row);
     }
   }
   return rows;
