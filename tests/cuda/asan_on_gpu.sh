@@ -8,9 +8,9 @@
 #
 # test_cuda_gpu_ops runs one test case a process, cheapest first, from case FROM
 # (default 1) within SECONDS in all (default 540), so that a case cut off by the limit
-# costs only itself. On the H200 (thirtieth session) cases 1-12 took 330 s, 2-2.5x
-# their uninstrumented time; by that ratio GroupNorm and softmax (13, 14) need about
-# 90 and 150 s more, which may take a second call (FROM 13). Writes to $OUT (default
+# costs only itself. On the H200 cases 1-12 took 330 s (thirtieth session), 2-2.5x
+# their uninstrumented time, and GroupNorm and softmax (13, 14) 107 and 163 s
+# (thirty-first): the whole run takes two calls (the second FROM 13). Writes to $OUT (default
 # ./cuda-asan-results): logs.tar.gz with gpu.txt and a log a test binary or case.
 # Exits non-zero when a test fails or a sanitizer reports.
 set -uo pipefail
