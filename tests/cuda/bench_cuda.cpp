@@ -243,7 +243,14 @@ Options parse(int argc, char** argv) {
     else if (k == "--reps") o.reps = std::atoi(v.c_str());
     else if (k == "--leading") {
       std::stringstream list(v);
-      for (std::string n; std::getline(list, n, ',');) o.leading.push_back(std::atoll(n.c_str()));
+      for (std::string n; std::getline(list, n, ',');) {
+        const long long rows = std::atoll(n.c_str());
+        if (rows <= 0) {
+          std::fprintf(stderr, "bench_cuda: --leading takes positive sizes, got '%s'\n", n.c_str());
+          std::exit(2);
+        }
+        o.leading.push_back(rows);
+      }
     } else {
       std::fprintf(stderr,
                    "usage: bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] "
