@@ -79,6 +79,20 @@ tileops_status build(void* user, const tileops_call*, tileops_kernel* out, tileo
   return TILEOPS_OK;
 }
 
+// A kernel type of SiluFwdOp that builds a copy kernel, on `n_devices` device types;
+// the cases set the rest.
+tileops_kernel_type silu_type(const char* key, const char* const* devices, size_t n_devices) {
+  tileops_kernel_type kt{};
+  kt.struct_size = sizeof kt;
+  kt.op = "SiluFwdOp";
+  kt.key = key;
+  kt.interface = "SiluFwdOp";
+  kt.devices = devices;
+  kt.n_devices = n_devices;
+  kt.build = build;
+  return kt;
+}
+
 int facts_reads = 0;
 tileops_status read_facts(void*, const tileops_device*, tileops_device_facts* out, tileops_error*) {
   ++facts_reads;
@@ -106,13 +120,7 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
     const char* devices[] = {t->device_type.c_str()};
     std::vector<const char*> preferred;
     for (const auto& p : t->preferred_over) preferred.push_back(p.c_str());
-    tileops_kernel_type kt{};
-    kt.struct_size = sizeof kt;
-    kt.op = "SiluFwdOp";
-    kt.key = t->key.c_str();
-    kt.interface = "SiluFwdOp";
-    kt.devices = devices;
-    kt.n_devices = 1;
+    tileops_kernel_type kt = silu_type(t->key.c_str(), devices, 1);
     kt.supported_archs = t->archs.data();
     kt.n_archs = t->archs.size();
     kt.general = t->general;
@@ -121,7 +129,6 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
     kt.user = t;
     kt.refusal = t->refuses.empty() ? nullptr : refusal;
     kt.identity = t->identity_by_dtype ? identity : nullptr;
-    kt.build = build;
     if (host->register_kernel_type(reg, &kt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
   }
   return TILEOPS_OK;
@@ -281,15 +288,7 @@ std::string refusal_of(const char* name, tileops_plugin_entry_fn entry) {
 // A kernel type of SiluFwdOp on "malformed" whose fields each case then spoils.
 tileops_kernel_type well_formed_type() {
   static const char* const devices[] = {"malformed"};
-  tileops_kernel_type kt{};
-  kt.struct_size = sizeof kt;
-  kt.op = "SiluFwdOp";
-  kt.key = "malformed_silu";
-  kt.interface = "SiluFwdOp";
-  kt.devices = devices;
-  kt.n_devices = 1;
-  kt.build = build;
-  return kt;
+  return silu_type("malformed_silu", devices, 1);
 }
 
 }  // namespace
@@ -338,6 +337,54 @@ TEST_CASE("malformed registrations are refused, naming what is missing, and the 
   CHECK_THROWS_AS(Tensor::empty({2}, dtypes::float32, Device("malformed", 0)), BackendError);
 }
 
+TEST_CASE("a device facts reader that throws, fails or returns negative facts fails the call with a BackendError") {
+  // Three device types served by one working kernel type of SiluFwdOp, each with a facts
+  // reader that goes wrong its own way: in-tree kernels read the facts before choosing a
+  // type, so the call fails there.
+  static auto entry = [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                         tileops_error* err) -> tileops_status {
+    test_host = host;
+    using Reader = tileops_status (*)(void*, const tileops_device*, tileops_device_facts*, tileops_error*);
+    static const char* const devices[3] = {"facts_throw", "facts_fail", "facts_negative"};
+    const Reader readers[3] = {
+        [](void*, const tileops_device*, tileops_device_facts*, tileops_error*) -> tileops_status {
+          throw std::runtime_error("no such board");
+        },
+        [](void*, const tileops_device*, tileops_device_facts*, tileops_error* e) -> tileops_status {
+          test_host->error_set(e, TILEOPS_ERR_DEVICE, "board offline");
+          return TILEOPS_ERR_DEVICE;
+        },
+        [](void*, const tileops_device*, tileops_device_facts* out, tileops_error*) -> tileops_status {
+          out->sm_count = -3;
+          return TILEOPS_OK;
+        }};
+    for (int i = 0; i < 3; ++i) {
+      auto rt = host_memory_runtime();
+      if (host->register_device_runtime(reg, devices[i], &rt, err) != TILEOPS_OK ||
+          host->register_device_facts(reg, devices[i], readers[i], nullptr, err) != TILEOPS_OK)
+        return TILEOPS_ERR_INTERNAL;
+    }
+    static TestType type{"facts_ok", "facts_throw"};
+    tileops_kernel_type kt = silu_type("facts_ok", devices, 3);
+    kt.user = &type;
+    return host->register_kernel_type(reg, &kt, err);
+  };
+  REQUIRE(load_plugin_entry("facts", +entry));
+  const std::pair<const char*, const char*> cases[] = {
+      {"facts_throw", "threw for facts_throw:0: no such board"},
+      {"facts_fail", "failed for facts_fail:0: board offline"},
+      {"facts_negative",
+       "returned invalid facts for facts_negative:0: sm_count -3, smem_budget 0 (neither may be negative)"}};
+  for (const auto& [device, what] : cases) {
+    CAPTURE(device);
+    Op op("SiluFwdOp");
+    Tensor x = Tensor::empty({2, 4}, dtypes::float32, Device(device, 0));
+    const std::string message =
+        std::string("the device facts reader of '") + device + "' (registered by <facts>) " + what;
+    CHECK_THROWS_WITH_AS(op({x}), message.c_str(), BackendError);
+  }
+}
+
 TEST_CASE("a kernel type whose refusal, identity or build throws fails the call with a BackendError naming it") {
   // Three kernel types of SiluFwdOp, each alone on a device type of its own, each with one
   // function that throws (a C++ plugin letting an exception cross the C ABI).
@@ -349,13 +396,7 @@ TEST_CASE("a kernel type whose refusal, identity or build throws fails the call 
     for (int i = 0; i < 3; ++i) {
       auto rt = host_memory_runtime();
       if (host->register_device_runtime(reg, devices[i][0], &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
-      tileops_kernel_type kt{};
-      kt.struct_size = sizeof kt;
-      kt.op = "SiluFwdOp";
-      kt.key = keys[i];
-      kt.interface = "SiluFwdOp";
-      kt.devices = devices[i];
-      kt.n_devices = 1;
+      tileops_kernel_type kt = silu_type(keys[i], devices[i], 1);
       kt.refusal = [](void*, const tileops_call*, tileops_error*) -> tileops_status { throw std::runtime_error("r"); };
       kt.identity = [](void*, const tileops_call*, char*, size_t) -> int32_t { throw std::runtime_error("i"); };
       kt.build = [](void*, const tileops_call*, tileops_kernel*, tileops_error*) -> tileops_status {
