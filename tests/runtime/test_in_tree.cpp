@@ -291,6 +291,17 @@ tileops_kernel_type well_formed_type() {
   return silu_type("malformed_silu", devices, 1);
 }
 
+// Registers kernel type `key` of SiluFwdOp on "cycle", preferred over `over`.
+tileops_status register_preferring(const tileops_host_api* host, tileops_registrar* reg, tileops_error* err,
+                                   const char* key, const char* over) {
+  static const char* const devices[] = {"cycle"};
+  const char* const preferred[] = {over};
+  auto t = silu_type(key, devices, 1);
+  t.preferred_over = preferred;
+  t.n_preferred_over = 1;
+  return host->register_kernel_type(reg, &t, err);
+}
+
 }  // namespace
 
 TEST_CASE("malformed registrations are refused, naming what is missing, and the plugin is rolled back") {
@@ -335,6 +346,56 @@ TEST_CASE("malformed registrations are refused, naming what is missing, and the 
         }) == counted_without_items);
   // A refused registration takes the whole plugin with it: nothing of "malformed" stays.
   CHECK_THROWS_AS(Tensor::empty({2}, dtypes::float32, Device("malformed", 0)), BackendError);
+}
+
+TEST_CASE("a kernel type whose preferred_over closes a cycle is refused, naming the cycle, and its plugin rolled back") {
+  static const char* const devices[] = {"cycle"};
+  // Within one plugin, and a type preferred over itself.
+  CHECK(refusal_of("cycle-in-one", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                      tileops_error* err) {
+          static const char* const over_b[] = {"cyc_b"};
+          static const char* const over_a[] = {"cyc_a"};
+          auto a = silu_type("cyc_a", devices, 1), b = silu_type("cyc_b", devices, 1);
+          a.preferred_over = over_b;
+          a.n_preferred_over = b.n_preferred_over = 1;
+          b.preferred_over = over_a;
+          if (host->register_kernel_type(reg, &a, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+          return host->register_kernel_type(reg, &b, err);
+        }) == "kernel type 'cyc_b' of SiluFwdOp: its preferred_over closes a cycle ('cyc_b' over 'cyc_a' over "
+              "'cyc_b'), which would leave none preferred");
+  CHECK(refusal_of("cycle-of-one", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                      tileops_error* err) {
+          return register_preferring(host, reg, err, "cyc_self", "cyc_self");
+        }) == "kernel type 'cyc_self' of SiluFwdOp: its preferred_over closes a cycle ('cyc_self' over 'cyc_self'), "
+              "which would leave none preferred");
+  // Across plugins: the first loads ('cyc_a' over 'cyc_b' over 'cyc_c', whose 'cyc_c' is
+  // not there; its 'cyc_a' loads, so the refused plugin above left nothing behind), the
+  // second would close the chain and rolls back; the first's types still serve.
+  static TestType kept{"cyc_a", "cycle"};
+  CHECK(refusal_of("cycle-chain", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                     tileops_error* err) {
+          test_host = host;
+          static const char* const over_b[] = {"cyc_b"};
+          static const char* const over_c[] = {"cyc_c"};
+          auto rt = host_memory_runtime();
+          auto a = silu_type("cyc_a", devices, 1), b = silu_type("cyc_b", devices, 1);
+          a.preferred_over = over_b;
+          b.preferred_over = over_c;
+          a.n_preferred_over = b.n_preferred_over = 1;
+          a.user = b.user = &kept;
+          if (host->register_device_runtime(reg, "cycle", &rt, err) != TILEOPS_OK ||
+              host->register_kernel_type(reg, &a, err) != TILEOPS_OK)
+            return TILEOPS_ERR_INTERNAL;
+          return host->register_kernel_type(reg, &b, err);
+        }) == "loaded");
+  CHECK(refusal_of("cycle-closer", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                      tileops_error* err) {
+          return register_preferring(host, reg, err, "cyc_c", "cyc_a");
+        }) == "kernel type 'cyc_c' of SiluFwdOp: its preferred_over closes a cycle ('cyc_c' over 'cyc_a' over "
+              "'cyc_b' over 'cyc_c'), which would leave none preferred");
+  Op op("SiluFwdOp");
+  CHECK_NOTHROW(op({Tensor::empty({2, 4}, dtypes::float32, Device("cycle", 0))}));
+  CHECK(op.kernel_config() == R"({"key":"cyc_a"})");
 }
 
 TEST_CASE("a device facts reader that throws, fails or returns negative facts fails the call with a BackendError") {

@@ -239,7 +239,9 @@ typedef struct tileops_kernel_type {
   const int32_t* supported_archs; /* empty: any; else exactly one device type */
   size_t n_archs;
   int32_t general; /* 1: the fallback, below every other implementation */
-  const char* const* preferred_over; /* keys this implementation wins over */
+  /* Keys this implementation wins over, transitively; a registration whose preferences
+   * would close a cycle is refused. */
+  const char* const* preferred_over;
   size_t n_preferred_over;
   void* user;
   /* TILEOPS_OK when it serves the call; otherwise writes the limit it hits into err. */

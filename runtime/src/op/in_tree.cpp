@@ -42,15 +42,12 @@ InTreeKernels::InTreeKernels(std::string op, std::vector<const KernelTypeRecord*
     for (const auto& key : types_[a]->preferred_over)
       for (size_t b = 0; b < n; ++b)
         if (types_[b]->key == key) preferred_[a][b] = true;
-  for (size_t k = 0; k < n; ++k)  // Warshall: preferred_over holds transitively
+  // Warshall: preferred_over holds transitively (registration refuses cycles).
+  for (size_t k = 0; k < n; ++k)
     for (size_t a = 0; a < n; ++a)
       if (preferred_[a][k])
         for (size_t b = 0; b < n; ++b)
           if (preferred_[k][b]) preferred_[a][b] = true;
-  for (size_t a = 0; a < n; ++a)
-    if (preferred_[a][a])
-      throw BackendError(op_ + ": the preferred_over relation of its kernel types has a cycle "
-                         "through '" + types_[a]->key + "'");
 }
 
 bool InTreeKernels::beats(const KernelTypeRecord& a, const KernelTypeRecord& b) const {

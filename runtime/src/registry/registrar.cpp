@@ -8,6 +8,7 @@
 #include <tileops/backend.hpp>
 #include <tileops/stream.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tileops::detail {
@@ -148,6 +149,39 @@ std::vector<std::string> copy_strings(const char* const* items, size_t n) {
   return out;
 }
 
+// Whether a chain of preferred_over leads from `from` to the key `target` through
+// `types`, the chain so far in `path` (extended to it when it does). `walked`: the
+// keys already searched from, none of which leads there.
+bool prefers_into(const KernelTypeRecord& from, const std::string& target,
+                  const std::vector<const KernelTypeRecord*>& types, std::vector<std::string>& path,
+                  std::vector<std::string>& walked) {
+  for (const auto& key : from.preferred_over) {
+    path.push_back("'" + key + "'");
+    if (key == target) return true;
+    const auto next = std::find_if(types.begin(), types.end(), [&](auto* t) { return t->key == key; });
+    if (next != types.end() && std::find(walked.begin(), walked.end(), key) == walked.end()) {
+      walked.push_back(key);
+      if (prefers_into(**next, target, types, path, walked)) return true;
+    }
+    path.pop_back();
+  }
+  return false;
+}
+
+// The chain of preferences from `record` back to itself through the kernel types of
+// its op, registered and staged ("'a' over 'b' over 'a'"); empty when there is none.
+// Selection ranks preferred_over transitively, so a cycle would leave no type
+// preferred: it is refused here, and the plugin that would close it rolls back.
+std::string preference_cycle(const tileops_registrar& reg, const KernelTypeRecord& record) {
+  std::vector<const KernelTypeRecord*> types;
+  if (auto it = reg.base->kernel_types.find(record.op); it != reg.base->kernel_types.end())
+    for (const auto& t : it->second) types.push_back(&t);
+  for (const auto& t : reg.staged.kernel_types)
+    if (t.op == record.op) types.push_back(&t);
+  std::vector<std::string> path{"'" + record.key + "'"}, walked;
+  return prefers_into(record, record.key, types, path, walked) ? join(path, " over ") : std::string();
+}
+
 tileops_status register_kernel_type(tileops_registrar* reg, const tileops_kernel_type* type,
                                     tileops_error* err) {
   if (!type || !TILEOPS_STRUCT_HAS(type, build) || blank(type->op) || blank(type->key) ||
@@ -192,6 +226,10 @@ tileops_status register_kernel_type(tileops_registrar* reg, const tileops_kernel
       type->build,
       reg->plugin};
   if (record.devices.empty()) record.devices.push_back("cuda");
+  if (auto cycle = preference_cycle(*reg, record); !cycle.empty())
+    return refuse(reg, err, TILEOPS_ERR_INVALID_ARGUMENT,
+                  std::string("kernel type '") + type->key + "' of " + type->op +
+                      ": its preferred_over closes a cycle (" + cycle + "), which would leave none preferred");
   reg->staged.kernel_types.push_back(std::move(record));
   return TILEOPS_OK;
 }
