@@ -157,6 +157,19 @@ TEST_CASE("one available implementation serves the call") {
   CHECK(op.target() == std::string(BUILTIN));
 }
 
+TEST_CASE("a call with too many inputs or the wrong number of output slots is refused, naming the counts") {
+  static TestType only{.key = "args_only", .device_type = "args"};
+  REQUIRE(install("args", {&only}));
+  Op op("SiluFwdOp");
+  const Tensor x = Tensor::empty({2, 4}, dtypes::float32, Device("args", 0));
+  CHECK_THROWS_WITH_AS(op({x, x}), "SiluFwdOp takes 1 inputs (x), got 2", ValueError);
+  Tensor two[2];
+  CHECK_THROWS_WITH_AS(op.call({&x, 1}, two), "SiluFwdOp has 1 outputs, got 2 output slots", ValueError);
+  Tensor one[1];
+  CHECK_NOTHROW(op.call({&x, 1}, one));
+  CHECK(one[0].shape()[1] == 4);
+}
+
 TEST_CASE("a general implementation loses to a specific one") {
   static TestType fallback{.key = "sel2_fallback", .device_type = "sel2", .general = true};
   static TestType specific{.key = "sel2_specific", .device_type = "sel2"};
@@ -444,6 +457,27 @@ TEST_CASE("a device facts reader that throws, fails or returns negative facts fa
         std::string("the device facts reader of '") + device + "' (registered by <facts>) " + what;
     CHECK_THROWS_WITH_AS(op({x}), message.c_str(), BackendError);
   }
+}
+
+TEST_CASE("a kernel type whose build returns an error fails the call with its status's error and message") {
+  static auto entry = [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                         tileops_error* err) -> tileops_status {
+    test_host = host;
+    static const char* const devices[] = {"build_fails"};
+    auto rt = host_memory_runtime();
+    auto kt = silu_type("build_fails", devices, 1);
+    kt.build = [](void*, const tileops_call*, tileops_kernel*, tileops_error* e) -> tileops_status {
+      test_host->error_set(e, TILEOPS_ERR_UNSUPPORTED, "no kernel for rows of 4");
+      return TILEOPS_ERR_UNSUPPORTED;
+    };
+    if (host->register_device_runtime(reg, "build_fails", &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
+    return host->register_kernel_type(reg, &kt, err);
+  };
+  REQUIRE(load_plugin_entry("build-fails", +entry));
+  Op op("SiluFwdOp");
+  CHECK_THROWS_WITH_AS(op({Tensor::empty({2, 4}, dtypes::float32, Device("build_fails", 0))}),
+                       "kernel type 'build_fails' of SiluFwdOp could not build a kernel: no kernel for rows of 4",
+                       OpNotAvailableError);
 }
 
 TEST_CASE("a kernel type whose refusal, identity or build throws fails the call with a BackendError naming it") {

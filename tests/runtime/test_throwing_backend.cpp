@@ -1,7 +1,9 @@
 // A vendor plugin (loaded in process) whose functions let C++ exceptions cross the C
-// ABI: a detector, and kernels whose launch, request_tune or release throws. Each fails
-// only what reaches it, with a BackendError or a recorded failure that names it; and
-// device runtimes whose alloc, free or copy throws.
+// ABI: a detector, a builder, and kernels whose launch, request_tune or release throws.
+// Each fails only what reaches it, with a BackendError or a recorded failure that names
+// it; and device runtimes whose alloc, free or copy throws. Beside them, a builder and a
+// request_tune that return an error, and an entry that throws what is not a
+// std::exception.
 #include "host_memory_runtime.hpp"
 
 #include <tileops/backend.hpp>
@@ -22,11 +24,19 @@ namespace {
 
 bool is(const tileops_device* d, const char* type) { return std::strcmp(d->type, type) == 0; }
 
+const tileops_host_api* g_host = nullptr;
+
 // SiluFwdOp's kernel throws at launch, ReluFwdOp's at request_tune, SigmoidFwdOp's at
-// release; otherwise they run and do nothing.
+// release, GeluAndMulFwdOp's request_tune fails; otherwise they run and do nothing. The
+// builder itself throws for GeluFwdOp and fails for SiluAndMulFwdOp.
 tileops_status build_kernel(void*, const char* op, const tileops_tensor_spec* const*, size_t, const tileops_param*,
-                            size_t, tileops_kernel* out, tileops_error*) {
+                            size_t, tileops_kernel* out, tileops_error* err) {
   const std::string name = op;
+  if (name == "GeluFwdOp") throw std::runtime_error("fixture: build threw");
+  if (name == "SiluAndMulFwdOp") {
+    g_host->error_set(err, TILEOPS_ERR_UNSUPPORTED, "fixture: no such kernel");
+    return TILEOPS_ERR_UNSUPPORTED;
+  }
   out->self = nullptr;
   out->launch = name == "SiluFwdOp" ? [](void*, const tileops_tensor* const*, size_t, const tileops_tensor* const*,
                                          size_t, void*, tileops_error*) -> tileops_status {
@@ -39,12 +49,18 @@ tileops_status build_kernel(void*, const char* op, const tileops_tensor_spec* co
       throw std::runtime_error("fixture: tune threw");
     };
   if (name == "SigmoidFwdOp") out->release = [](void*) { throw std::runtime_error("fixture: release threw"); };
+  if (name == "GeluAndMulFwdOp")
+    out->request_tune = [](void*, const tileops_device*, tileops_error* e) -> tileops_status {
+      g_host->error_set(e, TILEOPS_ERR_DEVICE, "fixture: tuner busy");
+      return TILEOPS_ERR_DEVICE;
+    };
   return TILEOPS_OK;
 }
 
 tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info* info,
                      tileops_error* err) {
   info->name = "thrower";
+  g_host = host;
   const auto rt = test::host_memory_runtime();
   const auto detect = [](void*, const tileops_device* d) -> int32_t { return is(d, "throwdev"); };
   const auto detect_throws = [](void*, const tileops_device* d) -> int32_t {
@@ -71,7 +87,7 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
   if (host->register_detector(reg, "thrower", detect, nullptr, err) != TILEOPS_OK ||
       host->register_detector(reg, "thrower_detect", detect_throws, nullptr, err) != TILEOPS_OK)
     return TILEOPS_ERR_INTERNAL;
-  for (const char* op : {"SiluFwdOp", "ReluFwdOp", "SigmoidFwdOp"})
+  for (const char* op : {"SiluFwdOp", "ReluFwdOp", "SigmoidFwdOp", "GeluFwdOp", "SiluAndMulFwdOp", "GeluAndMulFwdOp"})
     if (host->register_kernel_builder(reg, op, "thrower", build_kernel, nullptr, err) != TILEOPS_OK)
       return TILEOPS_ERR_INTERNAL;
   return TILEOPS_OK;
@@ -112,6 +128,38 @@ TEST_CASE("a kernel whose request_tune throws fails the tuning with a BackendErr
                        doctest::Contains("request_tune of the kernel for ReluFwdOp threw: fixture: tune threw"),
                        BackendError);
   CHECK(failure_recorded("tune", "request_tune threw: fixture: tune threw"));
+}
+
+TEST_CASE("a kernel whose request_tune returns an error fails the tuning with its status's error and message") {
+  REQUIRE(loaded());
+  Op gated("GeluAndMulFwdOp");
+  gated({x_on("throwdev")});
+  CHECK_THROWS_WITH_AS(gated.request_tune(),
+                       "target 'thrower': tuning the kernel for GeluAndMulFwdOp on throwdev:0 failed: fixture: tuner busy",
+                       BackendError);
+}
+
+TEST_CASE("a builder that throws fails the call with a BackendError and is recorded; one that fails, with its error") {
+  REQUIRE(loaded());
+  Op gelu("GeluFwdOp");
+  CHECK_THROWS_WITH_AS(gelu({x_on("throwdev")}),
+                       "target 'thrower': the builder for GeluFwdOp threw: fixture: build threw", BackendError);
+  CHECK(failure_recorded("build", "target 'thrower' threw: fixture: build threw"));
+  Op gated("SiluAndMulFwdOp");
+  CHECK_THROWS_WITH_AS(gated({x_on("throwdev")}),
+                       "target 'thrower' cannot build SiluAndMulFwdOp for throwdev:0: fixture: no such kernel",
+                       OpNotAvailableError);
+}
+
+TEST_CASE("an entry that throws what is not a std::exception rolls its plugin back, saying so") {
+  const auto entry = [](const tileops_host_api*, tileops_registrar*, tileops_plugin_info*,
+                        tileops_error*) -> tileops_status { throw 42; };
+  CHECK_FALSE(load_plugin_entry("throws-int", +entry));
+  const auto failures = load_failures();
+  CHECK(std::any_of(failures.begin(), failures.end(), [](const LoadFailure& f) {
+    return f.path == "<throws-int>" && f.stage == "entry" &&
+           f.reason == "entry threw an exception that is not a std::exception";
+  }));
 }
 
 TEST_CASE("a kernel whose release throws is recorded when the op lets it go") {
