@@ -57,7 +57,16 @@ TEST_CASE("tileops bench --device cpu writes the report, CSV, JSON and plot") {
 }
 
 TEST_CASE("bench options are checked") {
-  const auto r = cli_test::run(cli_test::cli_command(TILEOPS_CLI, "", "bench --device cpu --max-bytes lots"));
-  CHECK(r.status != 0);
-  CHECK(r.out.find("--max-bytes: 'lots' is not a size") != std::string::npos);
+  const std::pair<const char*, const char*> cases[] = {
+      {"--max-bytes lots", "--max-bytes: 'lots' is not a size"},
+      {"--reps 0 ReluFwdOp", "ValueError: --reps must be at least 1 and --warmup at least 0"},
+      {"--calibrate ReluFwdOp",
+       "ValueError: --calibrate measures the device alone: it takes no ops, --family or --label"},
+      {"--label nosuch ReluFwdOp", "ValueError: no selected op has a workload row or case 'nosuch'"}};
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const auto r = cli_test::run(cli_test::cli_command(TILEOPS_CLI, "", std::string("bench --device cpu ") + args));
+    CHECK(r.status != 0);
+    CHECK(r.out.find(message) != std::string::npos);
+  }
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -330,6 +331,30 @@ TEST_CASE("tileops run --shape with a malformed shape names it") {
   CHECK(r.status == 1);
   CHECK(r.out == "ValueError: --shape: '2xa' is not a shape: expected sizes joined by 'x', e.g. 2048x4096, or 'scalar'\n");
 }
+
+TEST_CASE("tileops run --shape without INPUT= names what it got") {
+  auto r = tileops("run SoftmaxFwdOp --shape 2x3 --repeat 1");
+  CHECK(r.status == 1);
+  CHECK(r.out == "ValueError: --shape takes INPUT=AxB, got '2x3'\n");
+}
+
+#ifdef TILEOPS_CLI_HAS_CUDA_CACHE
+TEST_CASE("tileops cache lists and clears the kernel cache where TILEOPS_CACHE_DIR says, and needs a place") {
+  const std::string dir = (std::filesystem::temp_directory_path() / "tileops-cli-cache-test").string();
+  std::filesystem::remove_all(dir);
+  auto r = cli_test::run("env TILEOPS_CACHE_DIR=" + dir + " " + cli_test::cli_command(TILEOPS_CLI, "", "cache"));
+  CHECK(r.status == 0);
+  CHECK(r.out == "0 entries, 0 bytes in " + dir + "/cuda\n");
+  r = cli_test::run("env TILEOPS_CACHE_DIR=" + dir + " " + cli_test::cli_command(TILEOPS_CLI, "", "cache clear"));
+  CHECK(r.status == 0);
+  CHECK(r.out == "removed 0 entries from " + dir + "/cuda\n");
+  r = cli_test::run("env -u TILEOPS_CACHE_DIR -u XDG_CACHE_HOME -u HOME " +
+                    cli_test::cli_command(TILEOPS_CLI, "", "cache"));
+  CHECK(r.status == 1);
+  CHECK(r.out == "error: no cache directory: set TILEOPS_CACHE_DIR or HOME\n");
+  std::filesystem::remove_all(dir);
+}
+#endif
 
 TEST_CASE("tileops demo and the command line itself") {
   auto demo = tileops("demo");

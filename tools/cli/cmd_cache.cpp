@@ -5,6 +5,7 @@
 #include <tileops/cuda/cubin_cache.hpp>
 
 #include <iostream>
+#include <stdexcept>
 
 namespace tileops::cli {
 namespace {
@@ -32,7 +33,8 @@ void add_cache_command(CLI::App& app) {
   cmd->add_option("action", action, "list (default) or clear")->check(CLI::IsMember({"list", "clear"}));
   cmd->callback([] {
     const std::string root = cuda::cache::default_root();
-    if (root.empty()) throw CLI::RuntimeError("no cache directory: set TILEOPS_CACHE_DIR or HOME", 1);
+    // Not CLI::RuntimeError: CLI11 exits with its status but prints no message.
+    if (root.empty()) throw std::runtime_error("no cache directory: set TILEOPS_CACHE_DIR or HOME");
     const std::string dir = cuda::cache::cuda_dir(root);
     if (action == "clear")
       std::cout << "removed " << cuda::cache::clear(dir) << " entries from " << dir << "\n";
