@@ -215,4 +215,29 @@ TEST_CASE("attention builders check heads and shapes") {
     build("GroupedQueryAttentionFwdOp", {&q, &k2, &v}, Params().b("is_causal", false).none("scale"));
   });
   CHECK(f.message == "cpu_ref GroupedQueryAttentionFwdOp: needs v of shape [1, 2, 5, 8], got [1, 2, 4, 8]");
+  const HostTensor k7 = random_tensor(ScalarType::float16, {1, 2, 5, 7});
+  f = failure_of([&] {
+    build("GroupedQueryAttentionFwdOp", {&q, &k7, &k7}, Params().b("is_causal", false).none("scale"));
+  });
+  CHECK(f.message ==
+        "cpu_ref GroupedQueryAttentionFwdOp: needs q [Bs, Hq, Sq, D] and k [Bs, Hkv, Skv, D], got q of shape "
+        "[1, 6, 3, 8] and k of shape [1, 2, 5, 7]");
+  // Paged decode: q [Bs, Hq, D] against caches [NB, BS, Hkv, D] and a table [Bs, MB].
+  const HostTensor dq = random_tensor(ScalarType::float16, {2, 4, 8});
+  const HostTensor cache = random_tensor(ScalarType::float16, {3, 4, 2, 8});
+  const HostTensor cache7 = random_tensor(ScalarType::float16, {3, 4, 2, 7});
+  const HostTensor table(ScalarType::int32, {2, 2}, {0, 1, 2, 0});
+  const HostTensor table3(ScalarType::int32, {3, 2}, {0, 1, 2, 0, 1, 2});
+  const HostTensor lens(ScalarType::int32, {2}, {5, 3});
+  const auto paged = [&](const HostTensor& k_cache, const HostTensor& block_table) {
+    return failure_of([&] {
+      build("GroupedQueryAttentionDecodePagedFwdOp", {&dq, &k_cache, &k_cache, &block_table, &lens},
+            Params().none("scale"));
+    });
+  };
+  CHECK(paged(cache7, table).message ==
+        "cpu_ref GroupedQueryAttentionDecodePagedFwdOp: needs q [Bs, Hq, D] and k_cache [NB, BS, Hkv, D], got q "
+        "of shape [2, 4, 8] and k_cache of shape [3, 4, 2, 7]");
+  CHECK(paged(cache, table3).message ==
+        "cpu_ref GroupedQueryAttentionDecodePagedFwdOp: needs block_table [Bs, MB] with Bs = 2, got [3, 2]");
 }

@@ -86,6 +86,8 @@ TEST_CASE("gemm builders reject operands that do not agree") {
   CHECK(f.message == "cpu_ref GemmFwdOp: needs b of bfloat16, got float32");
   const HostTensor a3 = random_tensor(ScalarType::float32, {2, 3, 4});
   const HostTensor b3 = random_tensor(ScalarType::float32, {3, 4, 5});
+  f = failure_of([&] { build("GemmFwdOp", {&a3, &b3}, Params().b("trans_a", false).b("trans_b", false)); });
+  CHECK(f.message == "cpu_ref GemmFwdOp: needs 2-D a and b, got a of shape [2, 3, 4] and b of shape [3, 4, 5]");
   f = failure_of([&] { build("BmmFwdOp", {&a3, &b3}); });
   CHECK(f.message ==
         "cpu_ref BmmFwdOp: needs a [Bt, M, K] and b [Bt, K, N], got a of shape [2, 3, 4] and b of "

@@ -253,4 +253,13 @@ TEST_CASE("norm builders reject what the manifest does not allow") {
     build("GroupNormFwdOp", {&x, nullptr, nullptr}, Params().i("num_groups", 3).f("eps", 1e-5));
   });
   CHECK(f.message == "cpu_ref GroupNormFwdOp: needs num_groups > 0 dividing the 8 channels, got 3");
+  const HostTensor x1 = random_tensor(ScalarType::float32, {8});
+  f = failure_of([&] {
+    build("GroupNormFwdOp", {&x1, nullptr, nullptr}, Params().i("num_groups", 2).f("eps", 1e-5));
+  });
+  CHECK(f.message == "cpu_ref GroupNormFwdOp: needs x of shape [N, C, *S], got [8]");
+  f = failure_of([&] {
+    build("RMSNormFwdOp", {&x, nullptr}, Params().ints("normalized_shape", {}).none("eps"));
+  });
+  CHECK(f.message == "cpu_ref RMSNormFwdOp: needs a non-empty normalized_shape");
 }

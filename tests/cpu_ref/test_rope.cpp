@@ -127,4 +127,11 @@ TEST_CASE("RoPEFwdOp's builder checks the cache against the head") {
   const HostTensor cache = make_cache(4, 8);
   f = failure_of([&] { build("RoPEFwdOp", {&x, &positions, &cache}, Params().s("layout", "gptj")); });
   CHECK(f.message == "cpu_ref RoPEFwdOp: needs layout 'neox' or 'interleaved', got 'gptj'");
+  const HostTensor flat = random_tensor(ScalarType::float32, {8});
+  const HostTensor no_positions(ScalarType::int64, {}, {0});
+  f = failure_of([&] { build("RoPEFwdOp", {&flat, &no_positions, &cache}, Params().s("layout", "neox")); });
+  CHECK(f.message == "cpu_ref RoPEFwdOp: needs x of shape [*B, H, D], got [8]");
+  const HostTensor cache1 = random_tensor(ScalarType::float32, {32});
+  f = failure_of([&] { build("RoPEFwdOp", {&x, &positions, &cache1}, Params().s("layout", "neox")); });
+  CHECK(f.message == "cpu_ref RoPEFwdOp: needs cos_sin_cache of shape [P, R], got [32]");
 }
