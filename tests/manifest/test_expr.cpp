@@ -231,6 +231,38 @@ TEST_CASE("load-time errors: names, primitives, arity, types") {
   CHECK(h.problems("float16 == T").empty());  // dtype names are constants
 }
 
+TEST_CASE("load-time errors: splices, subscripts, slices, calls, numbers") {
+  auto h = harness();
+  CHECK(h.problems("[*M]") == "'*' needs a tuple, got int");
+  CHECK(h.problems("(*S)") == "syntax: a splice needs a tuple: write (*x,)");
+  CHECK(h.problems("len(*S)") == "syntax: primitives take no splices");
+  CHECK(h.problems("S[]") == "syntax: empty subscript");
+  CHECK(h.problems("M[0]") == "cannot subscript a int");
+  CHECK(h.problems("S['a']") == "a subscript index must be an int");
+  CHECK(h.problems("M[0:1]") == "cannot slice a int");
+  CHECK(h.problems("S[0:'a']") == "slice bounds must be ints");
+  CHECK(h.problems("-S") == "unary minus needs a number, got tuple of ints");
+  CHECK(h.problems("S.") == "syntax: expected an attribute name after '.'");
+  CHECK(h.problems("(1)(2)") == "syntax: only primitives can be called");
+  CHECK(h.problems("S.shape(1)") == "syntax: only primitives can be called");
+  CHECK(h.problems("99999999999999999999") == "syntax: integer out of range");
+  CHECK(h.problems("max(approximate, 1)") == "max() argument 1 must be a number, got str");
+  // The evaluator takes at most 8 arguments a call; a longer max() used to load and then
+  // fail at every evaluation.
+  CHECK(h.problems("max(M, N, k, 1, 2, 3, 4, 5, 6)") == "max() takes 1 to 8 arguments, got 9");
+  CHECK(h.problems("max(M, N, k, 1, 2, 3, 4, 5)").empty());
+}
+
+TEST_CASE("evaluation errors: non-finite floats, ordering None") {
+  auto h = harness();
+  CHECK(h.eval("1e308 + 1e308") == "error: the result is not a finite number");
+  // sum() and prod() of floats as the operators: they returned inf before.
+  CHECK(h.eval("sum([1e308, 1e308])") == "error: the result is not a finite number");
+  CHECK(h.eval("prod([1e200, 1e200])") == "error: the result is not a finite number");
+  CHECK(h.eval("sum([1e300, 2.5])") == "1e+300");
+  CHECK(h.eval("eps < 1") == "error: cannot order none and int");
+}
+
 
 namespace {
 

@@ -8,8 +8,6 @@
 namespace tileops::manifest::detail {
 namespace {
 
-constexpr size_t kMaxArgs = 8;
-
 class Evaluator {
  public:
   Evaluator(const Expr& e, EvalContext& cx) : e_(e), cx_(cx), arena_(cx.state->arena) {}
@@ -244,8 +242,8 @@ class Evaluator {
     auto p = Primitive(n.sub);
     if (p == Primitive::Present) return present(e_.nodes[kid(n, 0)]);
     if (p == Primitive::Bytes) return tensor_bytes(e_.nodes[kid(n, 0)]);
-    std::array<Value, kMaxArgs> args;
-    if (n.count > kMaxArgs) throw EvalError("too many arguments");
+    std::array<Value, kMaxPrimitiveArgs> args;
+    if (n.count > kMaxPrimitiveArgs) throw EvalError("internal: more arguments than resolve allows");
     for (uint32_t k = 0; k < n.count; ++k) args[k] = eval(kid(n, k));
     try {
       return call_pure_primitive(p, std::span<const Value>(args.data(), n.count), arena_);
@@ -256,7 +254,7 @@ class Evaluator {
 
   // "inputs 'a' and 'b' do not broadcast: [3, 4] and [5]" when both shapes came from
   // inputs; otherwise the expression's own terms.
-  EvalError broadcast_failure(const Node& n, const BroadcastError& error, const std::array<Value, kMaxArgs>& args) {
+  EvalError broadcast_failure(const Node& n, const BroadcastError& error, const std::array<Value, kMaxPrimitiveArgs>& args) {
     int a = origin(kid(n, uint32_t(error.first))), b = origin(kid(n, uint32_t(error.second)));
     std::string shapes = format_value(args[error.first]) + " and " + format_value(args[error.second]);
     if (a >= 0 && b >= 0 && a != b)

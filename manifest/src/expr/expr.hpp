@@ -108,6 +108,8 @@ class Expr {
 
 const char* type_name(StaticType t);
 const char* primitive_name(Primitive p);
+// The most arguments a primitive call takes (the evaluator's fixed argument buffer).
+constexpr uint32_t kMaxPrimitiveArgs = 8;
 const char* compare_op_text(CompareOp op);
 const char* binary_op_text(BinaryOp op);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace tileops::manifest::detail {
 namespace {
@@ -49,6 +50,9 @@ Value fold_numbers(const Value& seq, bool product) {
     double x = as_float(element(seq, k), "an element");
     acc = product ? acc * x : acc + x;
   }
+  // As for the arithmetic operators: an integer fold that overflows is an error, so is a
+  // float one that leaves the finite numbers.
+  if (!std::isfinite(acc)) throw EvalError("the result is not a finite number");
   return Value::real(acc);
 }
 

@@ -275,7 +275,7 @@ class Resolver {
         return kid_type(i, 0) == T::Ints ? T::Int : kid_type(i, 0) == T::Floats ? T::Float : T::Any;
       case Primitive::Max:
       case Primitive::Min: {
-        if (!arity(i, 1, 64)) return T::Any;
+        if (!arity(i, 1, kMaxPrimitiveArgs)) return T::Any;
         if (n(i).count == 1) {
           need(i, 0, sequence(kid_type(i, 0)), "a tuple (or give several arguments)");
           return element_type(kid_type(i, 0));
@@ -297,7 +297,7 @@ class Resolver {
         }
         return T::Int;
       case Primitive::Broadcast:
-        if (arity(i, 2, 8))
+        if (arity(i, 2, kMaxPrimitiveArgs))
           for (uint32_t k = 0; k < n(i).count; ++k) need(i, k, int_sequence(kid_type(i, k)), "a shape");
         return T::Ints;
       case Primitive::Reduced:
