@@ -29,6 +29,13 @@ TEST_CASE("a malformed profile names the file and the key") {
   CHECK_THROWS_WITH_AS(parse_profile("name: G\nbandwidth_tbps: 1\npeaks: {a: 1}\ncalibration: {date: 2030-01-01}\n",
                                      "x", "x.yaml"),
                        doctest::Contains("'calibration.copy_tbps'"), ValueError);
+  CHECK_THROWS_WITH_AS(parse_profile("- name\n", "x", "x.yaml"), "x.yaml: a profile is a mapping", ValueError);
+  CHECK_THROWS_WITH_AS(parse_profile("name: ''\nbandwidth_tbps: 1\npeaks: {a: 1}\n", "x", "x.yaml"),
+                       "x.yaml: 'name' must be a non-empty string", ValueError);
+  CHECK_THROWS_WITH_AS(parse_profile("name: G\nbandwidth_tbps: 1\npeaks: {}\n", "x", "x.yaml"),
+                       "x.yaml: 'peaks' must map names to TFLOP/s", ValueError);
+  CHECK_THROWS_WITH_AS(load_profile("/nonexistent/h100.yaml"), "cannot read the device profile /nonexistent/h100.yaml",
+                       ValueError);
 }
 
 TEST_CASE("a calibrated profile written and read back is the same") {
