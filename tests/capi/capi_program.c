@@ -89,6 +89,18 @@ static int errors(void) {
   EXPECT(strcmp(tileops_last_error(),
                 "Tensor::empty: shape [4611686018427387904, 1] of float32 is more than 2^63 bytes") == 0);
   EXPECT(a == NULL);
+  {
+    tileops_device untyped;
+    untyped.type = NULL;
+    untyped.index = 0;
+    EXPECT(tileops_array_empty(untyped, kF32, 1, shape + 1, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+    EXPECT(strcmp(tileops_last_error(), "tileops_array_empty: device.type is NULL") == 0);
+    EXPECT(tileops_array_from_blob(NULL, untyped, kF32, 0, NULL, NULL, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+    EXPECT(strcmp(tileops_last_error(), "tileops_array_from_blob: device.type is NULL") == 0);
+  }
+  EXPECT(tileops_array_from_blob(NULL, kCpu, kF32, 1, shape + 1, NULL, &a) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "Tensor::from_blob: data is NULL under shape [1] of float32 (4 bytes)") == 0);
+  EXPECT(a == NULL);
   EXPECT(tileops_array_empty(kCpu, kF32, 1, shape, NULL) == TILEOPS_ERR_INVALID_ARGUMENT);
   EXPECT(strcmp(tileops_last_error(), "tileops_array_empty: out is NULL") == 0);
   EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 2, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);

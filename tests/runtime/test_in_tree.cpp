@@ -286,6 +286,24 @@ TEST_CASE("an entry linked into the process registers like a plugin file") {
   CHECK(it->reason == "target 'inproc' already has a detector (registered by <inproc>); a target is one set of kernels from one provider");
 }
 
+TEST_CASE("the host's current_stream answers a device's stream, and the default for a NULL device or type") {
+  static const tileops_host_api* host_api = nullptr;
+  static auto entry = [](const tileops_host_api* host, tileops_registrar*, tileops_plugin_info* info,
+                         tileops_error*) -> tileops_status {
+    host_api = host;
+    info->name = "stream-asker";
+    return TILEOPS_OK;
+  };
+  REQUIRE(load_plugin_entry("stream-asker", +entry));
+  int stream = 0;
+  StreamGuard guard(Device::cpu(), &stream);
+  const tileops_device cpu = Device::cpu().to_c();
+  CHECK(host_api->current_stream(&cpu) == &stream);
+  const tileops_device untyped{nullptr, 0};
+  CHECK(host_api->current_stream(&untyped) == nullptr);
+  CHECK(host_api->current_stream(nullptr) == nullptr);
+}
+
 namespace {
 
 // What the host said when it refused the entry `name` (its recorded load failure).

@@ -182,8 +182,51 @@ TEST_CASE("from_blob with strides: a view of caller memory, its extent as the st
                        ValueError);
   CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{3, 4}, dtypes::float32, Device::cpu(),
                                          std::vector<int64_t>{int64_t(1) << 62, 1}),
-                       "Tensor::from_blob: strides [4611686018427387904, 1] of shape [3, 4] reach past 2^63 elements",
+                       "Tensor::from_blob: strides [4611686018427387904, 1] of shape [3, 4] of float32 reach past 2^63 "
+                       "bytes",
                        ValueError);
+  // in elements they fit; in bytes they do not
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{3, 4}, dtypes::float64, Device::cpu(),
+                                         std::vector<int64_t>{int64_t(1) << 61, 1}),
+                       "Tensor::from_blob: strides [2305843009213693952, 1] of shape [3, 4] of float64 reach past 2^63 "
+                       "bytes",
+                       ValueError);
+}
+
+TEST_CASE("from_blob refuses memory it could not describe: backward strides, NULL data, partial-byte elements") {
+  float buf[12];
+  // A backward stride reaches below `data`, outside the storage the tensor records.
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(buf + 11, std::vector<int64_t>{3, 4}, dtypes::float32, Device::cpu(),
+                                         std::vector<int64_t>{4, -1}),
+                       "Tensor::from_blob: strides [4, -1] of shape [3, 4] step backwards in dimension 1; only "
+                       "non-negative strides are supported (make a contiguous copy first)",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(nullptr, std::vector<int64_t>{3, 4}, dtypes::float32),
+                       "Tensor::from_blob: data is NULL under shape [3, 4] of float32 (48 bytes)", ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(nullptr, std::vector<int64_t>{3, 2}, dtypes::float32, Device::cpu(),
+                                         std::vector<int64_t>{4, 2}),
+                       "Tensor::from_blob: data is NULL under shape [3, 2] of float32 (44 bytes)", ValueError);
+  Tensor none = Tensor::from_blob(nullptr, std::vector<int64_t>{0, 4}, dtypes::float32);
+  CHECK(none.numel() == 0);
+  CHECK(none.data() == nullptr);
+
+  // Sizes are counted in whole elements, so a packed 4-bit type would claim twice its bytes.
+  const DType float4_e2m1fn{17, 4, 1};
+  CHECK_THROWS_WITH_AS(Tensor::from_blob(buf, std::vector<int64_t>{8}, float4_e2m1fn),
+                       "Tensor::from_blob: element type dtype(17,4,1) is 4 bits x 1 lanes; an element must be a "
+                       "positive whole number of bytes",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::empty({8}, DType{TILEOPS_DTYPE_FLOAT, 32, 0}),
+                       "Tensor::empty: element type dtype(2,32,0) is 32 bits x 0 lanes; an element must be a "
+                       "positive whole number of bytes",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(Tensor::empty({8}, DType{TILEOPS_DTYPE_INT, 0, 1}),
+                       "Tensor::empty: element type dtype(0,0,1) is 0 bits x 1 lanes; an element must be a "
+                       "positive whole number of bytes",
+                       ValueError);
+  // Vector element types of whole bytes are storage like any other.
+  Tensor pairs = Tensor::empty({3}, DType{TILEOPS_DTYPE_FLOAT, 32, 2});
+  CHECK(pairs.nbytes() == 24);
 }
 
 // ---- DLPack ----------------------------------------------------------------------------
@@ -301,6 +344,45 @@ TEST_CASE("DLPack errors") {
                        ValueError);
 }
 
+TEST_CASE("from_dlpack refuses what from_blob refuses, in its own name, and leaves the tensor the caller's") {
+  float values[4] = {1, 2, 3, 4};
+  int64_t shape[1] = {4};
+  int64_t backwards[1] = {-1};
+  int deleted = 0;
+  DLManagedTensor m{};
+  m.dl_tensor.data = values + 3;  // NumPy's x[::-1]
+  m.dl_tensor.device = {kDLCPU, 0};
+  m.dl_tensor.ndim = 1;
+  m.dl_tensor.dtype = {kDLFloat, 32, 1};
+  m.dl_tensor.shape = shape;
+  m.dl_tensor.strides = backwards;
+  m.manager_ctx = &deleted;
+  m.deleter = [](DLManagedTensor* self) { ++*static_cast<int*>(self->manager_ctx); };
+  CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m),
+                       "Tensor::from_dlpack: strides [-1] of shape [4] step backwards in dimension 0; only "
+                       "non-negative strides are supported (make a contiguous copy first)",
+                       ValueError);
+  m.dl_tensor.strides = nullptr;
+  m.dl_tensor.data = nullptr;
+  m.dl_tensor.byte_offset = 16;  // no base to offset from
+  CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m), "Tensor::from_dlpack: data is NULL under shape [4] of float32 (16 bytes)",
+                       ValueError);
+  m.dl_tensor.data = values;
+  m.dl_tensor.byte_offset = 0;
+  m.dl_tensor.dtype = {17, 4, 1};  // DLPack 1.1's kDLFloat4_e2m1fn, two to a byte
+  CHECK_THROWS_WITH_AS(Tensor::from_dlpack(&m),
+                       "Tensor::from_dlpack: element type dtype(17,4,1) is 4 bits x 1 lanes; an element must be a "
+                       "positive whole number of bytes",
+                       ValueError);
+  CHECK(deleted == 0);  // refused, so not taken: the producer still owns it
+  m.dl_tensor.dtype = {kDLFloat, 32, 1};
+  {
+    Tensor t = Tensor::from_dlpack(&m);
+    CHECK(elements<float>(t) == std::vector<float>{1, 2, 3, 4});
+  }
+  CHECK(deleted == 1);
+}
+
 // ---- views and contiguous copies on the CPU ---------------------------------------------
 
 TEST_CASE("contiguous() of transposed and sliced views gathers the right values on the cpu") {
@@ -370,6 +452,12 @@ TEST_CASE("view errors") {
                        ValueError);
   CHECK_THROWS_WITH_AS(t.transpose(0, 1).reshape(std::vector<int64_t>{12}),
                        "Tensor::reshape: the tensor must be contiguous", ValueError);
+  // Two negative dims multiply to the element count; a count past 2^63 wraps to it (0 here).
+  CHECK_THROWS_WITH_AS(t.reshape(std::vector<int64_t>{-3, -4}), "Tensor::reshape: negative dimension in shape [-3, -4]",
+                       ValueError);
+  Tensor none = Tensor::empty({0}, dtypes::float32);
+  CHECK_THROWS_WITH_AS(none.reshape(std::vector<int64_t>{int64_t(1) << 62, 4}),
+                       "Tensor::reshape: shape [4611686018427387904, 4] of float32 is more than 2^63 bytes", ValueError);
   Tensor r = t.reshape(std::vector<int64_t>{2, 6});
   CHECK(r.data() == t.data());
   CHECK(dims(r.strides()) == std::vector<int64_t>{6, 1});
@@ -453,6 +541,11 @@ TEST_CASE("copy_from errors") {
   Tensor empty = Tensor::empty({0, 5}, dtypes::float32, kAcme0);
   empty.copy_from(Tensor::empty({0, 5}, dtypes::float32));  // nothing to copy
   CHECK(empty.numel() == 0);
+  // An undefined tensor (an omitted optional input) has no device or memory to copy with.
+  Tensor scalar = Tensor::empty({}, dtypes::float32);
+  CHECK_THROWS_WITH_AS(scalar.copy_from(Tensor()), "Tensor::copy_from: the source is undefined", ValueError);
+  CHECK_THROWS_WITH_AS(Tensor().copy_from(scalar), "Tensor::copy_from: the destination is undefined", ValueError);
+  CHECK_THROWS_WITH_AS(Tensor().to(kAcme0), "Tensor::to: the tensor is undefined", ValueError);
 }
 
 // ---- spellings -----------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 // ABI: a detector, a builder, and kernels whose launch, request_tune or release throws.
 // Each fails only what reaches it, with a BackendError or a recorded failure that names
 // it; and device runtimes whose alloc, free or copy throws. Beside them, a builder and a
-// request_tune that return an error, and an entry that throws what is not a
-// std::exception.
+// request_tune that return an error, an entry that throws what is not a std::exception,
+// and a device runtime whose alloc reports success without memory.
 #include "host_memory_runtime.hpp"
 
 #include <tileops/backend.hpp>
@@ -70,7 +70,7 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
   for (const char* type : {"throwdev", "throwdet"})
     if (host->register_device_runtime(reg, type, &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
   // Device runtimes one function of which throws.
-  auto alloc_throws = rt, free_throws = rt, copy_throws = rt;
+  auto alloc_throws = rt, free_throws = rt, copy_throws = rt, alloc_null = rt;
   alloc_throws.alloc = [](void*, const tileops_device*, size_t, void*, void**, tileops_error*) -> tileops_status {
     throw std::runtime_error("fixture: alloc threw");
   };
@@ -80,7 +80,12 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
   };
   copy_throws.copy = [](void*, void*, const tileops_device*, const void*, const tileops_device*, size_t, void*,
                         tileops_error*) -> tileops_status { throw std::runtime_error("fixture: copy threw"); };
+  alloc_null.alloc = [](void*, const tileops_device*, size_t, void*, void** out, tileops_error*) -> tileops_status {
+    *out = nullptr;
+    return TILEOPS_OK;
+  };
   if (host->register_device_runtime(reg, "throwalloc", &alloc_throws, err) != TILEOPS_OK ||
+      host->register_device_runtime(reg, "nullalloc", &alloc_null, err) != TILEOPS_OK ||
       host->register_device_runtime(reg, "throwfree", &free_throws, err) != TILEOPS_OK ||
       host->register_device_runtime(reg, "throwcopy", &copy_throws, err) != TILEOPS_OK)
     return TILEOPS_ERR_INTERNAL;
@@ -185,6 +190,12 @@ TEST_CASE("a device runtime whose alloc or copy throws fails that call with a Ba
                        BackendError);
   CHECK_THROWS_WITH_AS(Tensor::empty({2, 4}, dtypes::float32).to(Device("throwcopy", 0)),
                        "copying 32 bytes from cpu on throwcopy:0 threw: fixture: copy threw", BackendError);
+  // A kernel would write through NULL: the allocation fails instead.
+  CHECK_THROWS_WITH_AS(x_on("nullalloc"),
+                       "allocating 32 bytes on nullalloc:0 returned NULL without an error (a defect of the device "
+                       "runtime of 'nullalloc')",
+                       BackendError);
+  CHECK(Tensor::empty({0, 4}, dtypes::float32, Device("nullalloc", 0)).numel() == 0);  // nothing asked, none needed
   { Tensor t = x_on("throwfree"); }  // its release frees through the runtime
   CHECK(failure_recorded("free",
                          "the device runtime of 'throwfree' threw in free on throwfree:0: fixture: free threw"));

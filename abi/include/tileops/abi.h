@@ -185,7 +185,9 @@ typedef tileops_status (*tileops_read_device_facts_fn)(void* user, const tileops
 
 /* Memory, copies and streams for one device type. Copies where both ends are host
  * memory go through the host itself; a runtime copies between its own devices and
- * between them and host memory (the other device's type is "cpu"). */
+ * between them and host memory (the other device's type is "cpu"). An alloc that
+ * returns TILEOPS_OK sets *ptr to memory, never NULL, when bytes > 0 (the host refuses
+ * such an allocation as a defect of the runtime). */
 typedef struct tileops_device_runtime {
   size_t struct_size;
   void* user;
@@ -278,7 +280,8 @@ typedef struct tileops_host_api {
                                             tileops_error* err);
   tileops_status (*register_kernel_type)(tileops_registrar* reg, const tileops_kernel_type* type,
                                          tileops_error* err);
-  /* The calling thread's current stream for `device` (NULL: the device's default). */
+  /* The calling thread's current stream for `device` (NULL: the device's default; also
+   * the answer for a NULL device or device type). */
   void* (*current_stream)(const tileops_device* device);
   void (*error_set)(tileops_error* err, tileops_status status, const char* message);
   void (*log)(int32_t level, const char* message);

@@ -57,11 +57,13 @@ class Tensor {
     return empty(ShapeView(shape.begin(), shape.size()), dtype, device);
   }
   // Wraps caller memory; `deleter` (optional) runs when the last view goes.
-  // Empty `strides` means contiguous.
+  // Empty `strides` means contiguous; strides are in elements and not negative, and
+  // `data` is NULL only under a tensor without elements (ValueError otherwise).
   static Tensor from_blob(void* data, ShapeView shape, DType dtype,
                           Device device = Device::cpu(), ShapeView strides = {},
                           std::function<void(void*)> deleter = {});
-  // Takes ownership of a DLPack tensor (calls its deleter when done).
+  // Takes ownership of a DLPack tensor (calls its deleter when done). When it throws
+  // (the same checks as from_blob's) it has taken nothing: `managed` is still the caller's.
   static Tensor from_dlpack(DLManagedTensor* managed);
   // A DLPack view that keeps this tensor's storage alive until its deleter runs.
   DLManagedTensor* to_dlpack() const;

@@ -104,6 +104,12 @@ tileops::ShapeView shape_arg(const char* fn, int32_t ndim, const int64_t* shape)
   return tileops::ShapeView(shape, size_t(ndim));
 }
 
+// The device `device` names, refused (ValueError, prefixed with `fn`) without a type.
+tileops::Device device_arg(const char* fn, const tileops_device& device) {
+  require(device.type, fn, "device.type");
+  return tileops::Device::from_c(device);
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,7 +144,7 @@ tileops_status tileops_array_from_blob(void* data, tileops_device device, tileop
     tileops::ShapeView s = shape_arg("tileops_array_from_blob", ndim, shape);
     tileops::ShapeView st = strides ? tileops::ShapeView(strides, size_t(ndim)) : tileops::ShapeView();
     *out = new tileops_array{tileops::Tensor::from_blob(data, s, tileops::DType::from_c(dtype),
-                                                        tileops::Device::from_c(device), st)};
+                                                        device_arg("tileops_array_from_blob", device), st)};
   });
 }
 
@@ -148,7 +154,7 @@ tileops_status tileops_array_empty(tileops_device device, tileops_dtype dtype, i
     require(out, "tileops_array_empty", "out");
     *out = new tileops_array{tileops::Tensor::empty(shape_arg("tileops_array_empty", ndim, shape),
                                                     tileops::DType::from_c(dtype),
-                                                    tileops::Device::from_c(device))};
+                                                    device_arg("tileops_array_empty", device))};
   });
 }
 

@@ -95,6 +95,10 @@ void* DeviceRuntime::alloc(const Device& device, size_t bytes, void* stream) con
   call_checked([&] { return "allocating " + std::to_string(bytes) + " bytes"; }, device, [&](tileops_error& err) {
     return record_->runtime.alloc(record_->runtime.user, &d, bytes, stream, &ptr, &err);
   });
+  if (!ptr && bytes)
+    throw BackendError("allocating " + std::to_string(bytes) + " bytes on " + device.str() +
+                       " returned NULL without an error (a defect of the device runtime of '" + record_->device_type +
+                       "')");
   return ptr;
 }
 

@@ -235,7 +235,7 @@ tileops_status register_kernel_type(tileops_registrar* reg, const tileops_kernel
 }
 
 void* current_stream_of(const tileops_device* device) {
-  return device ? current_stream(Device::from_c(*device)) : nullptr;
+  return device && device->type ? current_stream(Device::from_c(*device)) : nullptr;
 }
 
 void error_set(tileops_error* err, tileops_status status, const char* message) {

@@ -68,9 +68,10 @@ Tensor Tensor::from_dlpack(DLManagedTensor* managed) {
   Device device = from_dl_device(t.device);
   ShapeView shape(t.shape, size_t(t.ndim));
   DType dtype{t.dtype.code, t.dtype.bits, t.dtype.lanes};
-  detail::contiguous_bytes("Tensor::from_dlpack", shape, dtype);
   ShapeView strides = t.strides ? ShapeView(t.strides, size_t(t.ndim)) : ShapeView();
-  void* data = static_cast<char*>(t.data) + t.byte_offset;
+  // A null base with an offset is no address (nor defined arithmetic): refused below as NULL.
+  void* data = t.data ? static_cast<char*>(t.data) + t.byte_offset : nullptr;
+  detail::wrapped_bytes("Tensor::from_dlpack", data, shape, dtype, strides);
   return from_blob(data, shape, dtype, device, strides, [managed](void*) {
     if (managed->deleter) managed->deleter(managed);
   });

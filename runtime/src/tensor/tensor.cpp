@@ -11,6 +11,10 @@ using detail::contiguous_bytes;
 using detail::DeviceRuntime;
 
 int64_t detail::contiguous_bytes(const char* what, ShapeView shape, DType dtype) {
+  if (dtype.bits == 0 || dtype.bits % 8 != 0 || dtype.lanes == 0)
+    throw ValueError(std::string(what) + ": element type " + std::string(dtype.name()) + " is " +
+                     std::to_string(dtype.bits) + " bits x " + std::to_string(dtype.lanes) +
+                     " lanes; an element must be a positive whole number of bytes");
   int64_t bytes = int64_t(dtype.itemsize());
   bool empty = false;
   for (int64_t d : shape) {
@@ -22,6 +26,34 @@ int64_t detail::contiguous_bytes(const char* what, ShapeView shape, DType dtype)
                        " is more than 2^63 bytes");
   }
   return empty ? 0 : bytes;
+}
+
+size_t detail::wrapped_bytes(const char* what, const void* data, ShapeView shape, DType dtype, ShapeView strides) {
+  const int64_t contiguous = contiguous_bytes(what, shape, dtype);
+  if (!strides.empty() && strides.size() != shape.size())
+    throw ValueError(std::string(what) + ": " + std::to_string(strides.size()) + " strides for a shape of rank " +
+                     std::to_string(shape.size()));
+  int64_t extent = contiguous ? 1 : 0;  // one past the furthest element, in elements
+  bool overflow = false;
+  for (size_t i = 0; i < strides.size(); ++i) {
+    if (strides[i] < 0)
+      throw ValueError(std::string(what) + ": strides " + format_shape(strides) + " of shape " + format_shape(shape) +
+                       " step backwards in dimension " + std::to_string(i) +
+                       "; only non-negative strides are supported (make a contiguous copy first)");
+    int64_t reach = 0;
+    if (extent && !overflow)
+      overflow = __builtin_mul_overflow(shape[i] - 1, strides[i], &reach) ||
+                 __builtin_add_overflow(extent, reach, &extent);
+  }
+  int64_t extent_bytes = contiguous;
+  if (!strides.empty() && (overflow || __builtin_mul_overflow(extent, int64_t(dtype.itemsize()), &extent_bytes)))
+    throw ValueError(std::string(what) + ": strides " + format_shape(strides) + " of shape " + format_shape(shape) +
+                     " of " + std::string(dtype.name()) + " reach past 2^63 bytes");
+  const size_t nbytes = size_t(extent_bytes);
+  if (!data && nbytes)
+    throw ValueError(std::string(what) + ": data is NULL under shape " + format_shape(shape) + " of " +
+                     std::string(dtype.name()) + " (" + std::to_string(nbytes) + " bytes)");
+  return nbytes;
 }
 
 Storage::~Storage() {
@@ -79,10 +111,7 @@ Tensor Tensor::empty(ShapeView shape, DType dtype, Device device) {
 
 Tensor Tensor::from_blob(void* data, ShapeView shape, DType dtype, Device device,
                          ShapeView strides, std::function<void(void*)> deleter) {
-  if (!strides.empty() && strides.size() != shape.size())
-    throw ValueError("Tensor::from_blob: " + std::to_string(strides.size()) +
-                     " strides for a shape of rank " + std::to_string(shape.size()));
-  contiguous_bytes("Tensor::from_blob", shape, dtype);
+  const size_t nbytes = detail::wrapped_bytes("Tensor::from_blob", data, shape, dtype, strides);
   Tensor t;
   t.dtype_ = dtype;
   t.shape_.assign(shape.begin(), shape.end());
@@ -90,16 +119,7 @@ Tensor Tensor::from_blob(void* data, ShapeView shape, DType dtype, Device device
     t.strides_ = contiguous_strides(shape);
   else
     t.strides_.assign(strides.begin(), strides.end());
-  int64_t extent = 1;  // one past the furthest element, in elements
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 0) extent = 0;
-    int64_t reach = 0;
-    if (extent && (__builtin_mul_overflow(shape[i] - 1, t.strides_[i], &reach) ||
-                   __builtin_add_overflow(extent, reach, &extent)))
-      throw ValueError("Tensor::from_blob: strides " + format_shape(t.strides()) + " of shape " + format_shape(shape) +
-                       " reach past 2^63 elements");
-  }
-  t.storage_ = std::make_shared<Storage>(Storage::Key{}, data, size_t(extent) * dtype.itemsize(), device);
+  t.storage_ = std::make_shared<Storage>(Storage::Key{}, data, nbytes, device);
   t.storage_->deleter_ = std::move(deleter);
   return t;
 }
@@ -128,6 +148,7 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::to(const Device& target) const {
+  if (!defined()) throw ValueError("Tensor::to: the tensor is undefined");
   if (device() == target) return *this;
   Tensor out = empty(shape(), dtype_, target);
   out.copy_from(*this);
@@ -135,6 +156,9 @@ Tensor Tensor::to(const Device& target) const {
 }
 
 void Tensor::copy_from(const Tensor& src) {
+  if (!defined() || !src.defined())
+    throw ValueError(std::string("Tensor::copy_from: the ") + (defined() ? "source" : "destination") +
+                     " is undefined");
   if (src.dtype_ != dtype_ || !std::equal(shape_.begin(), shape_.end(), src.shape_.begin(), src.shape_.end()))
     throw ValueError("Tensor::copy_from: source is " + std::string(src.dtype_.name()) +
                      format_shape(src.shape()) + ", destination is " + std::string(dtype_.name()) +
@@ -179,6 +203,7 @@ Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::reshape(ShapeView new_shape) const {
+  contiguous_bytes("Tensor::reshape", new_shape, dtype_);  // no negative dims, no element count past 2^63
   if (tileops::numel(new_shape) != numel())
     throw ValueError("Tensor::reshape: " + format_shape(shape()) + " has " +
                      std::to_string(numel()) + " elements, " + format_shape(new_shape) +
