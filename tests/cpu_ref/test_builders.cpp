@@ -59,7 +59,9 @@ TEST_CASE("a build names what it cannot serve") {
     CHECK(f.status == TILEOPS_ERR_INVALID_ARGUMENT);
     CHECK(f.message == "missing parameter 'normalized_shape'");
     f = failure_of([&] { build("SoftmaxFwdOp", {&x}, Params().f("dim", 1.0)); });
-    CHECK(f.message == "parameter 'dim' should be int, got kind 3");
+    CHECK(f.message == "parameter 'dim' should be int, got float");
+    f = failure_of([&] { build("SoftmaxFwdOp", {&x}, Params().none("dim")); });
+    CHECK(f.message == "parameter 'dim' should be int, got None");
   }
 }
 

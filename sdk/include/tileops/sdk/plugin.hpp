@@ -117,6 +117,21 @@ inline std::string format_shape(std::span<const int64_t> shape) {
 
 // ---- params ----------------------------------------------------------------------
 
+// The manifest's spelling of a param kind ("int", "list[int]", ...).
+inline std::string param_kind_name(int32_t kind) {
+  switch (kind) {
+    case TILEOPS_PARAM_NONE: return "None";
+    case TILEOPS_PARAM_BOOL: return "bool";
+    case TILEOPS_PARAM_INT: return "int";
+    case TILEOPS_PARAM_FLOAT: return "float";
+    case TILEOPS_PARAM_STRING: return "str";
+    case TILEOPS_PARAM_INT_LIST: return "list[int]";
+    case TILEOPS_PARAM_FLOAT_LIST: return "list[float]";
+    case TILEOPS_PARAM_DTYPE: return "dtype";
+    default: return "kind " + std::to_string(kind);
+  }
+}
+
 // The named params of one build, as the host passes them (manifest names).
 class ParamList {
  public:
@@ -132,17 +147,12 @@ class ParamList {
     invalid("missing parameter '" + std::string(name) + "'");
   }
   bool is_none(std::string_view name) const { return at(name).kind == TILEOPS_PARAM_NONE; }
-  int64_t get_int(std::string_view name) const {
-    const auto& p = expect(name, TILEOPS_PARAM_INT, "int");
-    return p.u.i;
-  }
-  bool get_bool(std::string_view name) const {
-    return expect(name, TILEOPS_PARAM_BOOL, "bool").u.b != 0;
-  }
+  int64_t get_int(std::string_view name) const { return expect(name, TILEOPS_PARAM_INT).u.i; }
+  bool get_bool(std::string_view name) const { return expect(name, TILEOPS_PARAM_BOOL).u.b != 0; }
   double get_float(std::string_view name) const {
     const auto& p = at(name);
     if (p.kind == TILEOPS_PARAM_INT) return double(p.u.i);
-    return expect(name, TILEOPS_PARAM_FLOAT, "float").u.f;
+    return expect(name, TILEOPS_PARAM_FLOAT).u.f;
   }
   std::optional<double> get_optional_float(std::string_view name) const {
     if (is_none(name)) return std::nullopt;
@@ -152,11 +162,9 @@ class ParamList {
     if (is_none(name)) return std::nullopt;
     return get_int(name);
   }
-  std::string_view get_string(std::string_view name) const {
-    return expect(name, TILEOPS_PARAM_STRING, "str").u.s;
-  }
+  std::string_view get_string(std::string_view name) const { return expect(name, TILEOPS_PARAM_STRING).u.s; }
   std::span<const int64_t> get_ints(std::string_view name) const {
-    const auto& p = expect(name, TILEOPS_PARAM_INT_LIST, "list[int]");
+    const auto& p = expect(name, TILEOPS_PARAM_INT_LIST);
     return {p.u.ints.data, p.u.ints.len};
   }
   // An int list, or nullopt for None (e.g. a reduction over every axis).
@@ -166,11 +174,11 @@ class ParamList {
   }
 
  private:
-  const tileops_param& expect(std::string_view name, int32_t kind, const char* what) const {
+  const tileops_param& expect(std::string_view name, int32_t kind) const {
     const auto& p = at(name);
     if (p.kind != kind)
-      invalid("parameter '" + std::string(name) + "' should be " + what + ", got kind " +
-              std::to_string(p.kind));
+      invalid("parameter '" + std::string(name) + "' should be " + param_kind_name(kind) + ", got " +
+              param_kind_name(p.kind));
     return p;
   }
   std::span<const tileops_param> params_;
