@@ -1,22 +1,11 @@
 /* A C99 application of the C API: plugin failures, an op created and called on
  * caller memory, errors read back. Exits non-zero on the first broken expectation. */
+#include "expect.h"
+
 #include <tileops/tileops.h>
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
-
-#define EXPECT(cond)                                                          \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      fprintf(stderr, "%s:%d: expected %s (last error: %s)\n", __FILE__,      \
-              __LINE__, #cond, tileops_last_error());                         \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
-
-static const tileops_device kCpu = {"cpu", -1};
-static const tileops_dtype kF32 = {TILEOPS_DTYPE_FLOAT, 32, 1};
 
 static int rms_norm_on_caller_memory(void) {
   float x[2 * 4] = {1, 2, 3, 4, -1, 0.5f, 2, -3};

@@ -20,6 +20,7 @@ extern "C" {
 
 typedef struct tileops_op tileops_op;         /* an op instance */
 typedef struct tileops_array tileops_array;   /* a tensor owned by the runtime */
+struct DLManagedTensor;                       /* <dlpack/dlpack.h> */
 
 /* The message of this thread's last failed call ("" if none). Valid until the next
  * call from this thread. */
@@ -48,7 +49,38 @@ void tileops_array_release(tileops_array* array);
 void* tileops_array_data(const tileops_array* array);
 int32_t tileops_array_ndim(const tileops_array* array);
 const int64_t* tileops_array_shape(const tileops_array* array);
+const int64_t* tileops_array_strides(const tileops_array* array); /* in elements */
 tileops_dtype tileops_array_dtype(const tileops_array* array);
+/* The type string stays valid for the life of the process. */
+tileops_device tileops_array_device(const tileops_array* array);
+/* Copies `src` (any device, any strides) into `dst` (contiguous, same dtype and shape,
+ * any device), on the current streams; a copy into host memory from a device has
+ * finished when this returns. */
+tileops_status tileops_array_copy(tileops_array* dst, const tileops_array* src);
+/* A copy of `array` on `device` (contiguous), or, when it already lives there, a new
+ * handle to the same memory. */
+tileops_status tileops_array_to(const tileops_array* array, tileops_device device, tileops_array** out);
+
+/* ---- DLPack ---- */
+/* Takes ownership of `managed` (its deleter runs when the last array viewing it is
+ * released); on failure nothing is taken. */
+tileops_status tileops_array_from_dlpack(struct DLManagedTensor* managed, tileops_array** out);
+/* A DLPack view of `array` that keeps its memory alive until the view's deleter runs. */
+tileops_status tileops_array_to_dlpack(const tileops_array* array, struct DLManagedTensor** out);
+
+/* ---- streams ---- */
+/* Streams are the device type's handles (a CUstream for "cuda"); NULL is the device's
+ * default stream. Ops called from a thread launch on, and allocate on, that thread's
+ * current stream of the device. */
+tileops_status tileops_stream_create(tileops_device device, void** out);
+tileops_status tileops_stream_destroy(tileops_device device, void* stream);
+/* The calling thread's current stream for `device` (NULL: the default). */
+void* tileops_current_stream(tileops_device device);
+/* Makes `stream` current for `device` on the calling thread until set again (C++:
+ * tileops::StreamGuard, which also restores the previous one). */
+tileops_status tileops_set_current_stream(tileops_device device, void* stream);
+/* Waits for the work queued on `stream` of `device` (NULL: the default stream). */
+tileops_status tileops_stream_synchronize(tileops_device device, void* stream);
 
 /* ---- ops ---- */
 /* `target`: NULL decides from the inputs' device; "builtin" forces the in-tree

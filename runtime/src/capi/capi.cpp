@@ -1,11 +1,16 @@
 // The C API: thin wrappers that turn exceptions into statuses and a per-thread
 // message.
+#include "device/current_stream.hpp"
+#include "device/device_runtime.hpp"
+
 #include <tileops/backend.hpp>
 #include <tileops/errors.hpp>
 #include <tileops/op.hpp>
+#include <tileops/stream.hpp>
 #include <tileops/tileops.h>
 
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -162,7 +167,74 @@ void tileops_array_release(tileops_array* array) { delete array; }
 void* tileops_array_data(const tileops_array* a) { return a->tensor.data(); }
 int32_t tileops_array_ndim(const tileops_array* a) { return int32_t(a->tensor.ndim()); }
 const int64_t* tileops_array_shape(const tileops_array* a) { return a->tensor.shape().data(); }
+const int64_t* tileops_array_strides(const tileops_array* a) { return a->tensor.strides().data(); }
 tileops_dtype tileops_array_dtype(const tileops_array* a) { return a->tensor.dtype().to_c(); }
+tileops_device tileops_array_device(const tileops_array* a) { return a->tensor.device().to_c(); }
+
+tileops_status tileops_array_copy(tileops_array* dst, const tileops_array* src) {
+  return guarded([&] {
+    require(dst, "tileops_array_copy", "dst");
+    require(src, "tileops_array_copy", "src");
+    dst->tensor.copy_from(src->tensor);
+  });
+}
+
+tileops_status tileops_array_to(const tileops_array* array, tileops_device device, tileops_array** out) {
+  return guarded([&] {
+    require(array, "tileops_array_to", "array");
+    require(out, "tileops_array_to", "out");
+    *out = new tileops_array{array->tensor.to(device_arg("tileops_array_to", device))};
+  });
+}
+
+tileops_status tileops_array_from_dlpack(DLManagedTensor* managed, tileops_array** out) {
+  return guarded([&] {
+    require(out, "tileops_array_from_dlpack", "out");
+    // The handle first: once the tensor holds `managed`, nothing may fail before it is returned.
+    auto array = std::make_unique<tileops_array>();
+    array->tensor = tileops::Tensor::from_dlpack(managed);
+    *out = array.release();
+  });
+}
+
+tileops_status tileops_array_to_dlpack(const tileops_array* array, DLManagedTensor** out) {
+  return guarded([&] {
+    require(array, "tileops_array_to_dlpack", "array");
+    require(out, "tileops_array_to_dlpack", "out");
+    *out = array->tensor.to_dlpack();
+  });
+}
+
+tileops_status tileops_stream_create(tileops_device device, void** out) {
+  return guarded([&] {
+    require(out, "tileops_stream_create", "out");
+    const tileops::Device d = device_arg("tileops_stream_create", device);
+    *out = tileops::detail::DeviceRuntime::of(d).stream_create(d);
+  });
+}
+
+tileops_status tileops_stream_destroy(tileops_device device, void* stream) {
+  return guarded([&] {
+    const tileops::Device d = device_arg("tileops_stream_destroy", device);
+    tileops::detail::DeviceRuntime::of(d).stream_destroy(d, stream);
+  });
+}
+
+void* tileops_current_stream(tileops_device device) {
+  return device.type ? tileops::current_stream(tileops::Device::from_c(device)) : nullptr;
+}
+
+tileops_status tileops_set_current_stream(tileops_device device, void* stream) {
+  return guarded(
+      [&] { tileops::detail::set_current_stream(device_arg("tileops_set_current_stream", device), stream); });
+}
+
+tileops_status tileops_stream_synchronize(tileops_device device, void* stream) {
+  return guarded([&] {
+    const tileops::Device d = device_arg("tileops_stream_synchronize", device);
+    tileops::detail::DeviceRuntime::of(d).synchronize(d, stream);
+  });
+}
 
 tileops_status tileops_op_create(const char* name, const tileops_param* params, size_t n_params,
                                  const char* target, tileops_op** out) {

@@ -1,3 +1,4 @@
+#include "device/current_stream.hpp"
 #include "device/device_runtime.hpp"
 
 #include <tileops/stream.hpp>
@@ -29,12 +30,14 @@ void* current_stream(const Device& device) {
   return nullptr;
 }
 
+void detail::set_current_stream(const Device& device, void* stream) { current.slot(device) = stream; }
+
 StreamGuard::StreamGuard(const Device& device, void* stream)
     : device_(device), previous_(current_stream(device)) {
-  current.slot(device) = stream;
+  detail::set_current_stream(device, stream);
 }
 
-StreamGuard::~StreamGuard() { current.slot(device_) = previous_; }
+StreamGuard::~StreamGuard() { detail::set_current_stream(device_, previous_); }
 
 Stream::Stream(const Device& device)
     : device_(device), handle_(detail::DeviceRuntime::of(device).stream_create(device)) {}
