@@ -112,6 +112,13 @@ static int errors(void) {
   EXPECT(strcmp(tileops_last_error(), "tileops_op_call: outputs is NULL") == 0);
   tileops_op_destroy(op);
   op = NULL;
+  /* The accessors answer zero values for NULL handles. */
+  EXPECT(tileops_array_data(NULL) == NULL && tileops_array_ndim(NULL) == -1);
+  EXPECT(tileops_array_shape(NULL) == NULL && tileops_array_strides(NULL) == NULL);
+  EXPECT(tileops_array_dtype(NULL).bits == 0 && tileops_array_device(NULL).type == NULL);
+  EXPECT(tileops_op_num_inputs(NULL) == 0 && tileops_op_num_outputs(NULL) == 0);
+  tileops_array_release(NULL);
+  tileops_op_destroy(NULL);
   EXPECT(tileops_op_create("RMSNormFwOp", NULL, 0, NULL, &op) == TILEOPS_ERR_INVALID_ARGUMENT);
   EXPECT(strstr(tileops_last_error(), "did you mean RMSNormFwdOp") != NULL);
   EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, "nope", &op) == TILEOPS_ERR_NOT_FOUND);

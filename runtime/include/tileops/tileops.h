@@ -5,7 +5,8 @@
  * message of the calling thread's last failure is tileops_last_error(). A NULL where
  * one of them needs a pointer (an out slot, a non-empty array or list, the op) is
  * TILEOPS_ERR_INVALID_ARGUMENT, naming it. The accessors (tileops_array_data, ...)
- * take valid handles. Value types (devices, dtypes, params, statuses) are the plugin
+ * answer a zero value for a NULL handle: NULL pointers, ndim -1, counts 0, a dtype of
+ * zeros, a device of type NULL. Value types (devices, dtypes, params, statuses) are the plugin
  * ABI's. Threads: an op may be called from several threads at once, as in C++
  * (tileops/op.hpp); destroying a handle must not overlap its use.
  */

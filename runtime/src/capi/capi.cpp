@@ -164,12 +164,15 @@ tileops_status tileops_array_empty(tileops_device device, tileops_dtype dtype, i
 }
 
 void tileops_array_release(tileops_array* array) { delete array; }
-void* tileops_array_data(const tileops_array* a) { return a->tensor.data(); }
-int32_t tileops_array_ndim(const tileops_array* a) { return int32_t(a->tensor.ndim()); }
-const int64_t* tileops_array_shape(const tileops_array* a) { return a->tensor.shape().data(); }
-const int64_t* tileops_array_strides(const tileops_array* a) { return a->tensor.strides().data(); }
-tileops_dtype tileops_array_dtype(const tileops_array* a) { return a->tensor.dtype().to_c(); }
-tileops_device tileops_array_device(const tileops_array* a) { return a->tensor.device().to_c(); }
+// The accessors answer a zero value for a NULL handle rather than crash.
+void* tileops_array_data(const tileops_array* a) { return a ? a->tensor.data() : nullptr; }
+int32_t tileops_array_ndim(const tileops_array* a) { return a ? int32_t(a->tensor.ndim()) : -1; }
+const int64_t* tileops_array_shape(const tileops_array* a) { return a ? a->tensor.shape().data() : nullptr; }
+const int64_t* tileops_array_strides(const tileops_array* a) { return a ? a->tensor.strides().data() : nullptr; }
+tileops_dtype tileops_array_dtype(const tileops_array* a) { return a ? a->tensor.dtype().to_c() : tileops_dtype{}; }
+tileops_device tileops_array_device(const tileops_array* a) {
+  return a ? a->tensor.device().to_c() : tileops_device{nullptr, -1};
+}
 
 tileops_status tileops_array_copy(tileops_array* dst, const tileops_array* src) {
   return guarded([&] {
@@ -247,8 +250,8 @@ tileops_status tileops_op_create(const char* name, const tileops_param* params, 
 }
 
 void tileops_op_destroy(tileops_op* op) { delete op; }
-size_t tileops_op_num_inputs(const tileops_op* op) { return op->op.input_names().size(); }
-size_t tileops_op_num_outputs(const tileops_op* op) { return op->op.output_names().size(); }
+size_t tileops_op_num_inputs(const tileops_op* op) { return op ? op->op.input_names().size() : 0; }
+size_t tileops_op_num_outputs(const tileops_op* op) { return op ? op->op.output_names().size() : 0; }
 
 tileops_status tileops_op_call(tileops_op* op, tileops_array* const* inputs, size_t n_inputs,
                                tileops_array** outputs, size_t n_outputs) {
