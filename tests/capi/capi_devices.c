@@ -1,7 +1,8 @@
 /* A C99 application of the C API's devices, streams and DLPack exchange, on the acme
  * fixture's two host-memory devices: data copied to a device and back, an op launched
- * on the thread's current stream (acme checks the stream it is handed), arrays passed
- * through DLPack. Exits non-zero on the first broken expectation. */
+ * on the thread's current stream (acme checks the stream it is handed), what an op
+ * says of itself and its tuning, the default target, arrays passed through DLPack.
+ * Exits non-zero on the first broken expectation. */
 #include "expect.h"
 
 #include <tileops/tileops.h>
@@ -41,11 +42,13 @@ static int softmax_on_a_device_stream(void) {
   EXPECT(tileops_current_stream(kAcme0) == stream);
   EXPECT(tileops_current_stream(kAcme1) == NULL); /* per device */
 
+  EXPECT(tileops_op_target(op) == NULL); /* settled by the first call */
   EXPECT(tileops_array_to(hx, kAcme0, &dx) == TILEOPS_OK);
   where = tileops_array_device(dx);
   EXPECT(strcmp(where.type, "acme") == 0 && where.index == 0);
   EXPECT(tileops_array_data(dx) != (void*)x);
   EXPECT(tileops_op_call(op, &dx, 1, outputs, 1) == TILEOPS_OK);
+  EXPECT(tileops_op_target(op) != NULL && strcmp(tileops_op_target(op), "acme") == 0);
   EXPECT(tileops_stream_synchronize(kAcme0, stream) == TILEOPS_OK);
   EXPECT(tileops_array_copy(hy, outputs[0]) == TILEOPS_OK);
   for (r = 0; r < 2; ++r) {
@@ -77,6 +80,51 @@ static int softmax_on_a_device_stream(void) {
   tileops_array_release(dx);
   tileops_array_release(hx);
   tileops_array_release(hy);
+  tileops_op_destroy(op);
+  return 0;
+}
+
+/* What an op says of itself, its tuning, and the process's default target. */
+static int op_introspection(void) {
+  const float x[2] = {1, 2};
+  const int64_t shape[1] = {2};
+  tileops_op* op = NULL;
+  tileops_array *hx = NULL, *dx = NULL;
+  tileops_array* outputs[1] = {NULL};
+  const char* json = NULL;
+  EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, NULL, &op) == TILEOPS_OK);
+  EXPECT(strcmp(tileops_op_input_name(op, 0), "x") == 0 && tileops_op_input_name(op, 1) == NULL);
+  EXPECT(strcmp(tileops_op_output_name(op, 0), "y") == 0 && tileops_op_output_name(op, 1) == NULL);
+  EXPECT(tileops_op_input_name(NULL, 0) == NULL && tileops_op_target(NULL) == NULL);
+  EXPECT(tileops_op_kernel_config(op, &json) == TILEOPS_OK && strcmp(json, "") == 0); /* none built */
+
+  EXPECT(tileops_op_request_tune(op) == TILEOPS_OK);
+  EXPECT(tileops_array_from_blob((void*)x, kCpu, kF32, 1, shape, NULL, &hx) == TILEOPS_OK);
+  EXPECT(tileops_array_to(hx, kAcme1, &dx) == TILEOPS_OK);
+  EXPECT(tileops_op_call(op, &dx, 1, outputs, 1) == TILEOPS_OK);
+  EXPECT(tileops_op_kernel_config(op, &json) == TILEOPS_OK);
+  EXPECT(strstr(json, "\"kernel\":\"acme_softmax\"") != NULL);
+  EXPECT(strstr(json, "\"tuned\":{\"acme:1\":1}") != NULL); /* tuned once, before its launch */
+  EXPECT(tileops_op_kernel_config(op, NULL) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_op_kernel_config: json is NULL") == 0);
+  EXPECT(tileops_op_request_tune(NULL) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_op_request_tune: op is NULL") == 0);
+
+  EXPECT(tileops_set_default_target("nope") == TILEOPS_ERR_NOT_FOUND);
+  EXPECT(strcmp(tileops_last_error_kind(), "UnknownTargetError") == 0);
+  /* "builtin" ahead of detection: acme tensors then find no in-tree kernel. */
+  EXPECT(tileops_set_default_target("builtin") == TILEOPS_OK);
+  tileops_op_destroy(op);
+  EXPECT(tileops_op_create("SoftmaxFwdOp", NULL, 0, NULL, &op) == TILEOPS_OK);
+  tileops_array_release(outputs[0]);
+  outputs[0] = NULL;
+  EXPECT(tileops_op_call(op, &dx, 1, outputs, 1) == TILEOPS_ERR_UNSUPPORTED);
+  EXPECT(tileops_set_default_target(NULL) == TILEOPS_OK);
+  EXPECT(tileops_op_call(op, &dx, 1, outputs, 1) == TILEOPS_OK);
+  EXPECT(strcmp(tileops_op_target(op), "acme") == 0);
+  tileops_array_release(outputs[0]);
+  tileops_array_release(dx);
+  tileops_array_release(hx);
   tileops_op_destroy(op);
   return 0;
 }
@@ -184,8 +232,9 @@ int main(void) {
   EXPECT(tileops_load_plugins() == TILEOPS_OK);
   EXPECT(tileops_load_failure_count() == 0);
   if (softmax_on_a_device_stream() != 0) return 1;
+  if (op_introspection() != 0) return 1;
   if (dlpack_exchange() != 0) return 1;
   if (errors() != 0) return 1;
-  puts("C API devices, streams and DLPack: all expectations met");
+  puts("C API devices, streams, ops and DLPack: all expectations met");
   return 0;
 }

@@ -91,6 +91,22 @@ tileops_status tileops_op_create(const char* name, const tileops_param* params, 
 void tileops_op_destroy(tileops_op* op);
 size_t tileops_op_num_inputs(const tileops_op* op);
 size_t tileops_op_num_outputs(const tileops_op* op);
+/* The manifest's name of input or output `index`, NULL past the end; valid while the
+ * op lives. */
+const char* tileops_op_input_name(const tileops_op* op, size_t index);
+const char* tileops_op_output_name(const tileops_op* op, size_t index);
+/* The target the op settled on ("builtin" for the in-tree kernels), NULL before its
+ * first call and after a failed one. Valid until this thread's next call of it. */
+const char* tileops_op_target(const tileops_op* op);
+/* Enters tuned mode: the kernels built so far and from now on are tuned before use. */
+tileops_status tileops_op_request_tune(tileops_op* op);
+/* The op's first non-empty kernel configuration, a JSON object, or "" when none.
+ * Valid until this thread's next call of it. */
+tileops_status tileops_op_kernel_config(const tileops_op* op, const char** json);
+/* The process-wide default target, ahead of device detection ("builtin" turns
+ * substitution off); NULL restores detection. An unregistered name is
+ * TILEOPS_ERR_NOT_FOUND. */
+tileops_status tileops_set_default_target(const char* target);
 /* inputs: one per signature input, NULL for an omitted optional one.
  * outputs: one slot per signature output; a NULL slot receives a new array (release
  * it with tileops_array_release), a non-NULL one is the caller's output buffer. */

@@ -17,6 +17,8 @@
 
 struct tileops_op {
   tileops::Op op;
+  std::vector<std::string> input_names = op.input_names();  // the C strings handed out
+  std::vector<std::string> output_names = op.output_names();
 };
 struct tileops_array {
   tileops::Tensor tensor;
@@ -26,6 +28,8 @@ namespace {
 
 thread_local std::string last_error;
 thread_local std::string last_kind;
+thread_local std::string last_target;  // tileops_op_target's answer
+thread_local std::string last_config;  // tileops_op_kernel_config's answer
 
 template <class F>
 tileops_status guarded(F&& body) noexcept {
@@ -250,8 +254,47 @@ tileops_status tileops_op_create(const char* name, const tileops_param* params, 
 }
 
 void tileops_op_destroy(tileops_op* op) { delete op; }
-size_t tileops_op_num_inputs(const tileops_op* op) { return op ? op->op.input_names().size() : 0; }
-size_t tileops_op_num_outputs(const tileops_op* op) { return op ? op->op.output_names().size() : 0; }
+size_t tileops_op_num_inputs(const tileops_op* op) { return op ? op->input_names.size() : 0; }
+size_t tileops_op_num_outputs(const tileops_op* op) { return op ? op->output_names.size() : 0; }
+
+const char* tileops_op_input_name(const tileops_op* op, size_t index) {
+  return op && index < op->input_names.size() ? op->input_names[index].c_str() : nullptr;
+}
+
+const char* tileops_op_output_name(const tileops_op* op, size_t index) {
+  return op && index < op->output_names.size() ? op->output_names[index].c_str() : nullptr;
+}
+
+const char* tileops_op_target(const tileops_op* op) {
+  try {
+    const tileops::Target target = op ? op->op.target() : tileops::Target();
+    if (!target) return nullptr;
+    last_target = *target;
+    return last_target.c_str();
+  } catch (...) {  // out of host memory for the copy: no answer rather than no process
+    return nullptr;
+  }
+}
+
+tileops_status tileops_op_request_tune(tileops_op* op) {
+  return guarded([&] {
+    require(op, "tileops_op_request_tune", "op");
+    op->op.request_tune();
+  });
+}
+
+tileops_status tileops_op_kernel_config(const tileops_op* op, const char** json) {
+  return guarded([&] {
+    require(op, "tileops_op_kernel_config", "op");
+    require(json, "tileops_op_kernel_config", "json");
+    last_config = op->op.kernel_config();
+    *json = last_config.c_str();
+  });
+}
+
+tileops_status tileops_set_default_target(const char* target) {
+  return guarded([&] { tileops::set_default_target(target ? tileops::Target(target) : tileops::Target()); });
+}
 
 tileops_status tileops_op_call(tileops_op* op, tileops_array* const* inputs, size_t n_inputs,
                                tileops_array** outputs, size_t n_outputs) {
