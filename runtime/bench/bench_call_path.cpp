@@ -2,6 +2,7 @@
 // allocation + launch of a kernel that does nothing, against a direct call of the
 // same no-op launch function. Device "noopdev" allocates from a ring of preallocated
 // buffers, so the numbers are the runtime's, not malloc's.
+#include <tileops/tileops.h>
 #include <tileops/tileops.hpp>
 
 #include <benchmark/benchmark.h>
@@ -96,6 +97,35 @@ void BM_memo_hit_gemm(benchmark::State& state) {
   run_memo_hits(state, op, inputs);
 }
 BENCHMARK(BM_memo_hit_gemm);
+
+// The same RMSNorm memo hit through the C API: handles in, a new output handle out,
+// released each call as a C caller would.
+void BM_capi_memo_hit_rms_norm(benchmark::State& state) {
+  const tileops_device dev{"noopdev", 0};
+  const int64_t shape_x[2] = {16, 4096}, shape_w[1] = {4096}, normalized[1] = {4096};
+  tileops_param param{};
+  param.name = "normalized_shape";
+  param.kind = TILEOPS_PARAM_INT_LIST;
+  param.u.ints = {normalized, 1};
+  tileops_op* op = nullptr;
+  tileops_array* inputs[2] = {};
+  if (tileops_op_create("RMSNormFwdOp", &param, 1, nullptr, &op) != TILEOPS_OK ||
+      tileops_array_empty(dev, dtypes::float16.to_c(), 2, shape_x, &inputs[0]) != TILEOPS_OK ||
+      tileops_array_empty(dev, dtypes::float16.to_c(), 1, shape_w, &inputs[1]) != TILEOPS_OK) {
+    state.SkipWithError(tileops_last_error());
+    return;
+  }
+  for (auto _ : state) {
+    tileops_array* outputs[1] = {nullptr};
+    tileops_op_call(op, inputs, 2, outputs, 1);
+    benchmark::DoNotOptimize(outputs[0]);
+    tileops_array_release(outputs[0]);
+  }
+  tileops_array_release(inputs[0]);
+  tileops_array_release(inputs[1]);
+  tileops_op_destroy(op);
+}
+BENCHMARK(BM_capi_memo_hit_rms_norm);
 
 }  // namespace
 

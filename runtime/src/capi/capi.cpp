@@ -9,6 +9,8 @@
 #include <tileops/stream.hpp>
 #include <tileops/tileops.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -25,6 +27,10 @@ struct tileops_array {
 };
 
 namespace {
+
+// Room for a call's tensors before tileops_op_call takes the heap: the manifest's ops
+// take at most 8 inputs or outputs.
+constexpr size_t kCallTensors = 8;
 
 thread_local std::string last_error;
 thread_local std::string last_kind;
@@ -302,13 +308,11 @@ tileops_status tileops_op_call(tileops_op* op, tileops_array* const* inputs, siz
     require(op, "tileops_op_call", "op");
     if (n_inputs) require(inputs, "tileops_op_call", "inputs");
     if (n_outputs) require(outputs, "tileops_op_call", "outputs");
-    std::vector<tileops::Tensor> in(n_inputs);
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (inputs[i]) in[i] = inputs[i]->tensor;
-    std::vector<tileops::Tensor> out(n_outputs);
-    for (size_t j = 0; j < n_outputs; ++j)
-      if (outputs[j]) out[j] = outputs[j]->tensor;
-    op->op.call(in, out);
+    // On the stack for any op's count (the op refuses more than it takes, by name).
+    boost::container::small_vector<tileops::Tensor, kCallTensors> in, out;
+    for (size_t i = 0; i < n_inputs; ++i) inputs[i] ? in.emplace_back(inputs[i]->tensor) : in.emplace_back();
+    for (size_t j = 0; j < n_outputs; ++j) outputs[j] ? out.emplace_back(outputs[j]->tensor) : out.emplace_back();
+    op->op.call({in.data(), in.size()}, {out.data(), out.size()});
     for (size_t j = 0; j < n_outputs; ++j)
       if (!outputs[j]) outputs[j] = new tileops_array{std::move(out[j])};
   });
