@@ -29,7 +29,7 @@ struct tileops_array {
 namespace {
 
 // Room for a call's tensors before tileops_op_call takes the heap: the manifest's ops
-// take at most 8 inputs or outputs.
+// take at most 5 inputs or outputs.
 constexpr size_t kCallTensors = 8;
 
 thread_local std::string last_error;
@@ -234,7 +234,11 @@ tileops_status tileops_stream_destroy(tileops_device device, void* stream) {
 }
 
 void* tileops_current_stream(tileops_device device) {
-  return device.type ? tileops::current_stream(tileops::Device::from_c(device)) : nullptr;
+  try {
+    return device.type ? tileops::current_stream(tileops::Device::from_c(device)) : nullptr;
+  } catch (...) {  // out of host memory naming a new device type: it has no stream set
+    return nullptr;
+  }
 }
 
 tileops_status tileops_set_current_stream(tileops_device device, void* stream) {
