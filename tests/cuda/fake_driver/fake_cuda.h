@@ -1,0 +1,28 @@
+/* What the fake CUDA driver (fake_cuda.c, built as libcuda.so.1 for machines without a
+ * GPU) lets a test read and set. Resolve these with dlsym on the loaded libcuda.so.1. */
+#ifndef TILEOPS_TESTS_FAKE_CUDA_H
+#define TILEOPS_TESTS_FAKE_CUDA_H
+
+#define FAKE_CUDA_DEVICE_NAME "Fake Hopper (tileops test driver)"
+
+struct fake_cuda_counts {
+  long pool_allocs;       /* cuMemAllocAsync calls that succeeded */
+  long pool_frees;        /* cuMemFreeAsync calls */
+  long launches;          /* cuLaunchKernel and cuLaunchKernelEx calls */
+  long module_loads;      /* cuModuleLoadData calls */
+  long stream_creates, stream_destroys;
+  long outstanding_bytes; /* allocated and not yet freed */
+  void* last_launch_stream;
+};
+
+typedef void (*fake_cuda_read_counts_fn)(struct fake_cuda_counts* out);
+/* Bytes the pool may hold at once (allocations past it fail out of memory); -1: none. */
+typedef void (*fake_cuda_set_alloc_limit_fn)(long bytes);
+/* Marks a stream (from cuStreamCreate) as being captured into a graph, or not. */
+typedef void (*fake_cuda_set_capturing_fn)(void* stream, int capturing);
+
+void fake_cuda_read_counts(struct fake_cuda_counts* out);
+void fake_cuda_set_alloc_limit(long bytes);
+void fake_cuda_set_capturing(void* stream, int capturing);
+
+#endif

@@ -1,0 +1,189 @@
+// The CUDA plugin's host side on a machine without a GPU, over the fake driver
+// (fake_driver/, found through LD_LIBRARY_PATH): the device it sets up, an op's kernel
+// compiled once and launched on the caller's current stream, the caching allocator
+// (reuse by stream and size class, capture and large blocks bypassing it, kept blocks
+// given back on out-of-memory and when their stream goes), copies. Kernels do not run
+// here, so no value an op computes is checked; copies are the driver's, so they are.
+#include "fake_driver/fake_cuda.h"
+#include "nvrtc_or_skip.hpp"
+
+#include <tileops/tileops.hpp>
+
+#include <doctest/doctest.h>
+
+#include <dlfcn.h>
+
+#include <numeric>
+#include <vector>
+
+using namespace tileops;
+
+namespace {
+
+const Device kCuda0("cuda", 0);
+
+// The fake driver's controls, from the libcuda.so.1 the plugin loaded.
+struct Fake {
+  fake_cuda_read_counts_fn counts_fn = nullptr;
+  fake_cuda_set_alloc_limit_fn set_alloc_limit = nullptr;
+  fake_cuda_set_capturing_fn set_capturing = nullptr;
+
+  fake_cuda_counts counts() const {
+    fake_cuda_counts c{};
+    counts_fn(&c);
+    return c;
+  }
+};
+
+const Fake& fake() {
+  static const Fake f = [] {
+    load_plugins();
+    Tensor::empty({1}, dtypes::float32, kCuda0);  // the plugin opens the driver at first need
+    Fake out;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE_MESSAGE(lib != nullptr, "libcuda.so.1 is not loaded");
+    out.counts_fn = reinterpret_cast<fake_cuda_read_counts_fn>(dlsym(lib, "fake_cuda_read_counts"));
+    out.set_alloc_limit = reinterpret_cast<fake_cuda_set_alloc_limit_fn>(dlsym(lib, "fake_cuda_set_alloc_limit"));
+    out.set_capturing = reinterpret_cast<fake_cuda_set_capturing_fn>(dlsym(lib, "fake_cuda_set_capturing"));
+    const bool is_fake = out.counts_fn && out.set_alloc_limit && out.set_capturing;
+    REQUIRE_MESSAGE(is_fake, "the libcuda.so.1 loaded is not the fake driver");
+    return out;
+  }();
+  return f;
+}
+
+void* data_of(const Tensor& t) { return t.data(); }
+
+}  // namespace
+
+TEST_CASE("the plugin sets up the fake device and reports it") {
+  fake();
+  const auto targets = registered_targets();
+  Tensor t = Tensor::empty({4}, dtypes::float32, kCuda0);
+  CHECK(t.device() == kCuda0);
+  CHECK(data_of(t) != nullptr);
+  // cuda:1 does not exist on a one-device driver
+  CHECK_THROWS_WITH_AS(Tensor::empty({4}, dtypes::float32, Device("cuda", 1)),
+                       "device cuda:1 does not exist: 1 device(s) of type 'cuda'", ValueError);
+}
+
+TEST_CASE("an op's kernel is compiled and loaded once, then launched on the caller's current stream") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  Tensor x = Tensor::empty({1, 4096}, dtypes::bfloat16, kCuda0);
+  Tensor w = Tensor::empty({4096}, dtypes::bfloat16, kCuda0);
+  Op rms("RMSNormFwdOp", {{"normalized_shape", ints({4096})}});
+  const auto before = f.counts();
+  Tensor y = rms({x, w})[0];
+  const auto first = f.counts();
+  CHECK(first.module_loads > before.module_loads);
+  CHECK(first.launches == before.launches + 1);
+  CHECK(first.last_launch_stream == nullptr);  // the default stream: none was made current
+  CHECK(rms.target() == BUILTIN);
+
+  Stream stream(kCuda0);
+  {
+    StreamGuard guard(kCuda0, stream.handle());
+    y = rms({x, w})[0];
+  }
+  const auto second = f.counts();
+  CHECK(second.module_loads == first.module_loads);  // a memo hit compiles and loads nothing
+  CHECK(second.launches == first.launches + 1);
+  CHECK(second.last_launch_stream == stream.handle());
+}
+
+TEST_CASE("the caching allocator: a freed block serves the next allocation of its size class on its stream") {
+  const Fake& f = fake();
+  void* kept = nullptr;
+  {
+    Tensor a = Tensor::empty({1000}, dtypes::uint8, kCuda0);
+    kept = data_of(a);
+  }
+  const auto start = f.counts();
+  {
+    Tensor b = Tensor::empty({1024}, dtypes::uint8, kCuda0);  // the same 512-byte class
+    CHECK(data_of(b) == kept);
+    Tensor c = Tensor::empty({1000}, dtypes::uint8, kCuda0);  // the block is lent: a new one
+    CHECK(data_of(c) != kept);
+  }
+  CHECK(f.counts().pool_allocs == start.pool_allocs + 1);
+  CHECK(f.counts().pool_frees == start.pool_frees);  // both kept, none given back
+
+  void* on_stream = nullptr;
+  {
+    Stream stream(kCuda0);
+    StreamGuard guard(kCuda0, stream.handle());
+    {
+      Tensor d = Tensor::empty({1000}, dtypes::uint8, kCuda0);  // another stream: not the default's blocks
+      on_stream = data_of(d);
+      CHECK(on_stream != kept);
+    }
+    Tensor e = Tensor::empty({1000}, dtypes::uint8, kCuda0);
+    CHECK(data_of(e) == on_stream);
+  }
+  // Destroying the stream gave its kept block back to the pool.
+  const auto after = f.counts();
+  CHECK(after.pool_frees == start.pool_frees + 1);
+  CHECK(after.stream_destroys > start.stream_destroys);
+}
+
+TEST_CASE("blocks of a stream being captured, and blocks over 64 MB, bypass the cache") {
+  const Fake& f = fake();
+  Stream stream(kCuda0);
+  StreamGuard guard(kCuda0, stream.handle());
+  Tensor lent_before = Tensor::empty({4096}, dtypes::uint8, kCuda0);
+  f.set_capturing(stream.handle(), 1);
+  auto start = f.counts();
+  {
+    Tensor a = Tensor::empty({4096}, dtypes::uint8, kCuda0);
+    CHECK(f.counts().pool_allocs == start.pool_allocs + 1);
+  }
+  CHECK(f.counts().pool_frees == start.pool_frees + 1);
+  lent_before = Tensor();  // freed during the capture: back to the pool, never to eager use
+  CHECK(f.counts().pool_frees == start.pool_frees + 2);
+  f.set_capturing(stream.handle(), 0);
+
+  start = f.counts();
+  {
+    Tensor big = Tensor::empty({(int64_t(64) << 20) + 1}, dtypes::uint8, kCuda0);
+    CHECK(f.counts().pool_allocs == start.pool_allocs + 1);
+  }
+  CHECK(f.counts().pool_frees == start.pool_frees + 1);
+}
+
+TEST_CASE("out of memory: the device's kept blocks go back to the pool and the allocation is tried once more") {
+  const Fake& f = fake();
+  {
+    std::vector<Tensor> blocks;
+    for (int i = 0; i < 4; ++i) blocks.push_back(Tensor::empty({1 << 20}, dtypes::uint8, kCuda0));
+  }  // four 1 MB blocks kept
+  struct Unlimited {  // whatever fails below, later cases allocate freely
+    ~Unlimited() { fake().set_alloc_limit(-1); }
+  } unlimited;
+  const auto start = f.counts();
+  f.set_alloc_limit(start.outstanding_bytes);  // nothing more fits until they go back
+  {
+    Tensor t = Tensor::empty({3 << 20}, dtypes::uint8, kCuda0);
+    CHECK(f.counts().pool_frees >= start.pool_frees + 4);
+  }
+  f.set_alloc_limit(0);
+  CHECK_THROWS_WITH_AS(Tensor::empty({5 << 20}, dtypes::uint8, kCuda0),
+                       "allocating 5242880 bytes on cuda:0 failed: cuMemAllocAsync of 5242880 bytes on cuda:0: "
+                       "CUDA_ERROR_OUT_OF_MEMORY (out of memory)",
+                       BackendError);
+}
+
+TEST_CASE("copies between the host and the device, and of a strided device tensor, move the right bytes") {
+  fake();
+  std::vector<float> values(12);
+  std::iota(values.begin(), values.end(), 0.f);
+  Tensor host = Tensor::from_blob(values.data(), std::vector<int64_t>{3, 4}, dtypes::float32);
+  Tensor device = host.to(kCuda0);
+  CHECK(data_of(device) != values.data());
+  Tensor back = device.to(Device::cpu());
+  CHECK(std::vector<float>(back.data_ptr<float>(), back.data_ptr<float>() + 12) == values);
+  // Two columns of each row: one 2-D copy on the device.
+  Tensor cols = device.slice(1, 1, 3).contiguous().to(Device::cpu());
+  CHECK(std::vector<float>(cols.data_ptr<float>(), cols.data_ptr<float>() + 6) ==
+        std::vector<float>{1, 2, 5, 6, 9, 10});
+}
