@@ -59,6 +59,13 @@ const Driver* driver_or_null(std::string* why) {
 }
 
 const Driver& driver() {
+  // Asked several times by every allocation, launch and release; whether the driver
+  // loaded and initialised never changes, so a good one is answered without the checks.
+  static const Driver* const usable = [] {
+    const Driver* d = driver_or_null(nullptr);
+    return d && d->init_result == CUDA_SUCCESS ? d : nullptr;
+  }();
+  if (usable) return *usable;
   std::string why;
   const Driver* d = driver_or_null(&why);
   if (!d) sdk::fail(TILEOPS_ERR_DEVICE, why);
