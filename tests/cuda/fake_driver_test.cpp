@@ -1,6 +1,7 @@
 // The CUDA plugin's host side on a machine without a GPU, over the fake driver
 // (fake_driver/, found through LD_LIBRARY_PATH): the device it sets up, an op's kernel
-// compiled once and launched on the caller's current stream, the caching allocator
+// compiled once and launched on the caller's current stream (and, after a warm-up call,
+// captured without compiling, loading or synchronizing), the caching allocator
 // (reuse by stream and size class, capture and large blocks bypassing it, kept blocks
 // given back on out-of-memory and when their stream goes), copies. Kernels do not run
 // here, so no value an op computes is checked; copies are the driver's, so they are.
@@ -90,6 +91,26 @@ TEST_CASE("an op's kernel is compiled and loaded once, then launched on the call
   CHECK(second.module_loads == first.module_loads);  // a memo hit compiles and loads nothing
   CHECK(second.launches == first.launches + 1);
   CHECK(second.last_launch_stream == stream.handle());
+}
+
+TEST_CASE("after one warm-up call, a call captured into a graph compiles, loads and synchronizes nothing") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  Stream stream(kCuda0);
+  StreamGuard guard(kCuda0, stream.handle());
+  Tensor x = Tensor::empty({4, 1000}, dtypes::float16, kCuda0);
+  Op softmax("SoftmaxFwdOp");
+  Tensor y = softmax({x})[0];  // the warm-up: builds and loads the kernel
+  f.set_capturing(stream.handle(), 1);
+  const auto before = f.counts();
+  y = softmax({x})[0];
+  const auto during = f.counts();
+  f.set_capturing(stream.handle(), 0);
+  CHECK(during.module_loads == before.module_loads);
+  CHECK(during.synchronizes == before.synchronizes);
+  CHECK(during.launches == before.launches + 1);
+  CHECK(during.last_launch_stream == stream.handle());
+  CHECK(during.pool_allocs == before.pool_allocs + 1);  // the output: the graph's own allocation
 }
 
 TEST_CASE("the caching allocator: a freed block serves the next allocation of its size class on its stream") {

@@ -20,7 +20,7 @@
 #define FAKE_ALIGN 256
 
 static struct {
-  atomic_long pool_allocs, pool_frees, launches, module_loads, stream_creates, stream_destroys;
+  atomic_long pool_allocs, pool_frees, launches, module_loads, stream_creates, stream_destroys, synchronizes;
   atomic_long outstanding_bytes;
 } counts;
 static atomic_long alloc_limit = -1; /* bytes the pool may hold at once; -1: no limit */
@@ -40,6 +40,7 @@ void fake_cuda_read_counts(struct fake_cuda_counts* out) {
   out->module_loads = atomic_load(&counts.module_loads);
   out->stream_creates = atomic_load(&counts.stream_creates);
   out->stream_destroys = atomic_load(&counts.stream_destroys);
+  out->synchronizes = atomic_load(&counts.synchronizes);
   out->outstanding_bytes = atomic_load(&counts.outstanding_bytes);
   out->last_launch_stream = last_launch_stream;
 }
@@ -212,6 +213,7 @@ CUresult CUDAAPI cuStreamDestroy(CUstream s) {
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
   (void)s;
+  atomic_fetch_add(&counts.synchronizes, 1);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {

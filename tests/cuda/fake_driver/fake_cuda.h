@@ -11,6 +11,7 @@ struct fake_cuda_counts {
   long launches;          /* cuLaunchKernel and cuLaunchKernelEx calls */
   long module_loads;      /* cuModuleLoadData calls */
   long stream_creates, stream_destroys;
+  long synchronizes;      /* cuStreamSynchronize calls */
   long outstanding_bytes; /* allocated and not yet freed */
   void* last_launch_stream;
 };
