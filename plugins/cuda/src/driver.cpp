@@ -58,18 +58,14 @@ const Driver* driver_or_null(std::string* why) {
   return &l.driver;
 }
 
-const Driver& driver() {
-  // Asked several times by every allocation, launch and release; whether the driver
-  // loaded and initialised never changes, so a good one is answered without the checks.
-  static const Driver* const usable = [] {
-    const Driver* d = driver_or_null(nullptr);
-    return d && d->init_result == CUDA_SUCCESS ? d : nullptr;
-  }();
-  if (usable) return *usable;
+std::atomic<const Driver*> detail::usable_driver{nullptr};
+
+const Driver& detail::load_driver() {
   std::string why;
   const Driver* d = driver_or_null(&why);
   if (!d) sdk::fail(TILEOPS_ERR_DEVICE, why);
   if (d->init_result != CUDA_SUCCESS) sdk::fail(TILEOPS_ERR_DEVICE, "cuInit failed: " + error_text(d->init_result));
+  usable_driver.store(d, std::memory_order_release);
   return *d;
 }
 

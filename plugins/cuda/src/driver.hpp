@@ -5,6 +5,7 @@
 // driver hands us the versions these prototypes describe.
 #include <cuda.h>
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -56,8 +57,20 @@ struct Driver {
 
 // The driver, or nullptr with the reason in `why` ("no CUDA driver: <dlerror>").
 const Driver* driver_or_null(std::string* why);
+
+namespace detail {
+// Set once the driver has loaded and initialised (it never changes afterwards).
+extern std::atomic<const Driver*> usable_driver;
+// driver()'s first answer: the checks, and the failure with its reason.
+const Driver& load_driver();
+}  // namespace detail
+
 // The driver with cuInit succeeded; throws sdk::Failure (TILEOPS_ERR_DEVICE) otherwise.
-const Driver& driver();
+// Inline: every allocation, launch and release asks for it, some twice.
+inline const Driver& driver() {
+  if (const Driver* d = detail::usable_driver.load(std::memory_order_acquire)) return *d;
+  return detail::load_driver();
+}
 
 // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 std::string error_text(CUresult result);
