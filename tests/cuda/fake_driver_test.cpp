@@ -71,6 +71,7 @@ TEST_CASE("the plugin sets up the fake device and reports it") {
 TEST_CASE("an op's kernel is compiled and loaded once, then launched on the caller's current stream") {
   if (!nvrtc_or_skip()) return;
   const Fake& f = fake();
+  Stream stream(kCuda0);  // first: it outlives every tensor allocated on it (stream.hpp)
   Tensor x = Tensor::empty({1, 4096}, dtypes::bfloat16, kCuda0);
   Tensor w = Tensor::empty({4096}, dtypes::bfloat16, kCuda0);
   Op rms("RMSNormFwdOp", {{"normalized_shape", ints({4096})}});
@@ -82,7 +83,6 @@ TEST_CASE("an op's kernel is compiled and loaded once, then launched on the call
   CHECK(first.last_launch_stream == nullptr);  // the default stream: none was made current
   CHECK(rms.target() == BUILTIN);
 
-  Stream stream(kCuda0);
   {
     StreamGuard guard(kCuda0, stream.handle());
     y = rms({x, w})[0];

@@ -20,7 +20,10 @@ class StreamGuard {
   void* previous_;
 };
 
-// A stream created through the device type's runtime, destroyed with the object.
+// A stream created through the device type's runtime, destroyed with the object. Memory
+// allocated on a stream is released on it, so every tensor allocated while it was current
+// must be released before it is destroyed (as with cudaFreeAsync; the runtime does not
+// track them, and a CUDA stream's handle is dead once destroyed).
 class Stream {
  public:
   explicit Stream(const Device& device);

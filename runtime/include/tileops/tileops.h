@@ -74,6 +74,7 @@ tileops_status tileops_array_to_dlpack(const tileops_array* array, struct DLMana
  * default stream. Ops called from a thread launch on, and allocate on, that thread's
  * current stream of the device. */
 tileops_status tileops_stream_create(tileops_device device, void** out);
+/* Release the arrays allocated on `stream` first: their memory is freed on it. */
 tileops_status tileops_stream_destroy(tileops_device device, void* stream);
 /* The calling thread's current stream for `device` (NULL: the default). */
 void* tileops_current_stream(tileops_device device);

@@ -69,7 +69,8 @@ Dims contiguous_strides(ShapeView shape) {
   int64_t stride = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= shape[i];
+    // Unsigned: a shape no tensor can have (past 2^63 elements) wraps instead of being undefined.
+    stride = int64_t(uint64_t(stride) * uint64_t(shape[i]));
   }
   return strides;
 }
