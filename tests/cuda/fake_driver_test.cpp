@@ -3,23 +3,31 @@
 // compiled once and launched on the caller's current stream (and, after a warm-up call,
 // captured without compiling, loading or synchronizing), the caching allocator
 // (reuse by stream and size class, capture and large blocks bypassing it, kept blocks
-// given back on out-of-memory and when their stream goes), copies. Kernels do not run
-// here, so no value an op computes is checked; copies are the driver's, so they are.
+// given back on out-of-memory and when their stream goes), copies, and every kernel
+// type's calls from the manifest check to the launch. Kernels do not run here, so no
+// value an op computes is checked; copies are the driver's, so they are.
+#include "call_corpus.hpp"
 #include "fake_driver/fake_cuda.h"
 #include "nvrtc_or_skip.hpp"
+#include "ops/ops.hpp"
 
+#include <tileops/tileops.h>
 #include <tileops/tileops.hpp>
 
 #include <doctest/doctest.h>
 
 #include <dlfcn.h>
 
+#include <map>
 #include <numeric>
+#include <string>
 #include <vector>
 
 using namespace tileops;
 
 namespace {
+
+namespace cuda = tileops::cuda;
 
 const Device kCuda0("cuda", 0);
 
@@ -207,4 +215,70 @@ TEST_CASE("copies between the host and the device, and of a strided device tenso
   Tensor cols = device.slice(1, 1, 3).contiguous().to(Device::cpu());
   CHECK(std::vector<float>(cols.data_ptr<float>(), cols.data_ptr<float>() + 6) ==
         std::vector<float>{1, 2, 5, 6, 9, 10});
+}
+
+namespace {
+
+int64_t elements_of(const tileops_tensor_spec& spec) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < spec.ndim; ++d) n *= spec.shape[d];
+  return n;
+}
+
+int64_t bytes_of(const tileops_tensor_spec& spec) {
+  int64_t n = int64_t((spec.dtype.bits * spec.dtype.lanes + 7) / 8);
+  for (int32_t d = 0; d < spec.ndim; ++d) n *= spec.shape[d];
+  return n;
+}
+
+// Calls `call`'s op through the C API on cuda:0 with fresh inputs of its shapes; the
+// status, with the error's text when it failed.
+std::string call_through_runtime(const tileops_call& call) {
+  const tileops_device cuda0 = kCuda0.to_c();
+  tileops_op* op = nullptr;
+  if (tileops_op_create(call.op, call.params, call.n_params, nullptr, &op) != TILEOPS_OK)
+    return std::string("create: ") + tileops_last_error();
+  std::vector<tileops_array*> inputs(call.n_tensors, nullptr);
+  std::string result = "ok";
+  for (size_t i = 0; i < call.n_tensors && result == "ok"; ++i)
+    if (const tileops_tensor_spec* spec = call.tensors[i])
+      if (tileops_array_empty(cuda0, spec->dtype, spec->ndim, spec->shape, &inputs[i]) != TILEOPS_OK)
+        result = std::string("input: ") + tileops_last_error();
+  std::vector<tileops_array*> outputs(tileops_op_num_outputs(op), nullptr);
+  if (result == "ok" && tileops_op_call(op, inputs.data(), inputs.size(), outputs.data(), outputs.size()) != TILEOPS_OK)
+    result = std::string("call: ") + tileops_last_error();
+  for (tileops_array* a : outputs) tileops_array_release(a);
+  for (tileops_array* a : inputs) tileops_array_release(a);
+  tileops_op_destroy(op);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("every CUDA kernel type plans, builds and launches its calls through the runtime") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  // The corpus's small calls (under 1 MB of inputs, none empty), two a kernel type: each
+  // op's host path from the manifest check to the launch, under the sanitizers in CI.
+  std::map<std::string, int> called;
+  int calls = 0;
+  const auto before = f.counts();
+  cuda::test::for_each_accepted(cuda::test::kH200, [&](const cuda::KernelTypeDef& def, cuda::test::TestCall& c,
+                                                        const cuda::Call&) {
+    if (called[def.op] >= 2) return;
+    const tileops_call& call = c.call(cuda::test::kH200);
+    int64_t bytes = 0;
+    for (size_t i = 0; i < call.n_tensors; ++i)
+      if (const tileops_tensor_spec* spec = call.tensors[i]) {
+        if (elements_of(*spec) == 0) return;
+        bytes += bytes_of(*spec);
+      }
+    if (bytes > (int64_t(1) << 20)) return;
+    ++called[def.op];
+    ++calls;
+    INFO(def.op << " " << c.label());
+    CHECK(call_through_runtime(call) == "ok");
+  });
+  CHECK(called.size() == cuda::all_kernel_types().size());
+  CHECK(f.counts().launches >= before.launches + calls);  // at least a kernel a call
 }
