@@ -61,16 +61,13 @@ const Fake& fake() {
   return f;
 }
 
-void* data_of(const Tensor& t) { return t.data(); }
-
 }  // namespace
 
 TEST_CASE("the plugin sets up the fake device and reports it") {
   fake();
-  const auto targets = registered_targets();
   Tensor t = Tensor::empty({4}, dtypes::float32, kCuda0);
   CHECK(t.device() == kCuda0);
-  CHECK(data_of(t) != nullptr);
+  CHECK(t.data() != nullptr);
   // cuda:1 does not exist on a one-device driver
   CHECK_THROWS_WITH_AS(Tensor::empty({4}, dtypes::float32, Device("cuda", 1)),
                        "device cuda:1 does not exist: 1 device(s) of type 'cuda'", ValueError);
@@ -126,14 +123,14 @@ TEST_CASE("the caching allocator: a freed block serves the next allocation of it
   void* kept = nullptr;
   {
     Tensor a = Tensor::empty({1000}, dtypes::uint8, kCuda0);
-    kept = data_of(a);
+    kept = a.data();
   }
   const auto start = f.counts();
   {
     Tensor b = Tensor::empty({1024}, dtypes::uint8, kCuda0);  // the same 512-byte class
-    CHECK(data_of(b) == kept);
+    CHECK(b.data() == kept);
     Tensor c = Tensor::empty({1000}, dtypes::uint8, kCuda0);  // the block is lent: a new one
-    CHECK(data_of(c) != kept);
+    CHECK(c.data() != kept);
   }
   CHECK(f.counts().pool_allocs == start.pool_allocs + 1);
   CHECK(f.counts().pool_frees == start.pool_frees);  // both kept, none given back
@@ -144,11 +141,11 @@ TEST_CASE("the caching allocator: a freed block serves the next allocation of it
     StreamGuard guard(kCuda0, stream.handle());
     {
       Tensor d = Tensor::empty({1000}, dtypes::uint8, kCuda0);  // another stream: not the default's blocks
-      on_stream = data_of(d);
+      on_stream = d.data();
       CHECK(on_stream != kept);
     }
     Tensor e = Tensor::empty({1000}, dtypes::uint8, kCuda0);
-    CHECK(data_of(e) == on_stream);
+    CHECK(e.data() == on_stream);
   }
   // Destroying the stream gave its kept block back to the pool.
   const auto after = f.counts();
@@ -208,7 +205,7 @@ TEST_CASE("copies between the host and the device, and of a strided device tenso
   std::iota(values.begin(), values.end(), 0.f);
   Tensor host = Tensor::from_blob(values.data(), std::vector<int64_t>{3, 4}, dtypes::float32);
   Tensor device = host.to(kCuda0);
-  CHECK(data_of(device) != values.data());
+  CHECK(device.data() != values.data());
   Tensor back = device.to(Device::cpu());
   CHECK(std::vector<float>(back.data_ptr<float>(), back.data_ptr<float>() + 12) == values);
   // Two columns of each row: one 2-D copy on the device.
