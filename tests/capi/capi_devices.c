@@ -1,7 +1,8 @@
 /* A C99 application of the C API's devices, streams and DLPack exchange, on the acme
  * fixture's two host-memory devices: data copied to a device and back, an op launched
  * on the thread's current stream (acme checks the stream it is handed), what an op
- * says of itself and its tuning, the default target, arrays passed through DLPack.
+ * says of itself and its tuning, the default target, arrays passed through DLPack, the
+ * plugins and targets listed.
  * Exits non-zero on the first broken expectation. */
 #include "expect.h"
 
@@ -194,6 +195,46 @@ static int dlpack_exchange(void) {
   return 0;
 }
 
+/* What a C application can list: the plugins that loaded (acme among them, from the
+ * plugin path) and the registered targets, sorted. */
+static int plugin_listing(void) {
+  const size_t n = tileops_plugin_count();
+  const char *path = NULL, *name = NULL, *version = NULL;
+  const char* const* targets = NULL;
+  size_t i, n_targets = 0, acme_found = 0, cpu_ref_found = 0;
+  int builtin = -1;
+  char expected[128];
+  EXPECT(n >= 3); /* acme, acme_extra, cpu_ref (and the CUDA plugin where it was built) */
+  for (i = 0; i < n; ++i) {
+    EXPECT(tileops_plugin(i, &path, &name, &version, &builtin) == TILEOPS_OK);
+    if (strcmp(name, "acme") == 0) {
+      ++acme_found;
+      EXPECT(strcmp(version, "1.0.0") == 0);
+      EXPECT(builtin == 0);
+      EXPECT(strstr(path, "libtileops_acme.so") != NULL);
+    }
+  }
+  EXPECT(acme_found == 1);
+  EXPECT(tileops_plugin(0, NULL, NULL, NULL, NULL) == TILEOPS_OK);
+  EXPECT(tileops_plugin(n, &path, &name, &version, &builtin) == TILEOPS_ERR_INVALID_ARGUMENT);
+  snprintf(expected, sizeof expected, "plugin %zu does not exist; %zu loaded", n, n);
+  EXPECT(strcmp(tileops_last_error(), expected) == 0);
+
+  EXPECT(tileops_targets(&targets, &n_targets) == TILEOPS_OK);
+  EXPECT(n_targets >= 2);
+  for (i = 0; i < n_targets; ++i) {
+    if (i > 0) EXPECT(strcmp(targets[i - 1], targets[i]) < 0);
+    acme_found += strcmp(targets[i], "acme") == 0;
+    cpu_ref_found += strcmp(targets[i], "cpu_ref") == 0;
+  }
+  EXPECT(acme_found == 2 && cpu_ref_found == 1);
+  EXPECT(tileops_targets(NULL, &n_targets) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_targets: names is NULL") == 0);
+  EXPECT(tileops_targets(&targets, NULL) == TILEOPS_ERR_INVALID_ARGUMENT);
+  EXPECT(strcmp(tileops_last_error(), "tileops_targets: count is NULL") == 0);
+  return 0;
+}
+
 static int errors(void) {
   float x[2] = {0};
   const int64_t two[1] = {2}, three[1] = {3};
@@ -234,6 +275,7 @@ int main(void) {
   if (softmax_on_a_device_stream() != 0) return 1;
   if (op_introspection() != 0) return 1;
   if (dlpack_exchange() != 0) return 1;
+  if (plugin_listing() != 0) return 1;
   if (errors() != 0) return 1;
   puts("C API devices, streams, ops and DLPack: all expectations met");
   return 0;

@@ -36,6 +36,16 @@ size_t tileops_load_failure_count(void);
 /* Strings stay valid for the life of the process. */
 tileops_status tileops_load_failure(size_t index, const char** path, const char** stage,
                                     const char** reason);
+/* The plugins that loaded, in load order (those that failed: tileops_load_failure);
+ * `builtin` is 1 for one loaded from the runtime's own directory. Any out-pointer may be
+ * NULL. Strings stay valid for the life of the process. */
+size_t tileops_plugin_count(void);
+tileops_status tileops_plugin(size_t index, const char** path, const char** name,
+                              const char** version, int* builtin);
+/* The registered target names, sorted: *names points at *count strings. The array and
+ * its strings stay valid for the life of the process; a plugin loaded later can make a
+ * later call answer a different array. */
+tileops_status tileops_targets(const char* const** names, size_t* count);
 
 /* ---- tensors ---- */
 /* Wraps caller memory (not freed by tileops). `strides` (elements) may be NULL for

@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,31 @@ tileops::Device device_arg(const char* fn, const tileops_device& device) {
   return tileops::Device::from_c(device);
 }
 
+// The plugins that loaded, copied like the failures (loading only appends to them).
+const std::deque<tileops::PluginInfo>& stable_plugins() {
+  static std::mutex mu;
+  static std::deque<tileops::PluginInfo> kept;
+  std::lock_guard lock(mu);
+  std::vector<tileops::PluginInfo> loaded;
+  for (auto& p : tileops::plugins())
+    if (p.state == "loaded") loaded.push_back(std::move(p));
+  for (size_t i = kept.size(); i < loaded.size(); ++i) kept.push_back(std::move(loaded[i]));
+  return kept;
+}
+
+// The registered targets as C strings that live for the process: each name is kept once,
+// each distinct list once (a plugin loaded later may insert a name anywhere in it).
+const std::vector<const char*>& stable_targets() {
+  static std::mutex mu;
+  static std::set<std::string, std::less<>> names;
+  static std::deque<std::vector<const char*>> lists;
+  std::lock_guard lock(mu);
+  std::vector<const char*> now;
+  for (const auto& t : tileops::registered_targets()) now.push_back(names.insert(t).first->c_str());
+  if (lists.empty() || lists.back() != now) lists.push_back(std::move(now));
+  return lists.back();
+}
+
 }  // namespace
 
 extern "C" {
@@ -148,6 +174,32 @@ tileops_status tileops_load_failure(size_t index, const char** path, const char*
     if (path) *path = failures[index].path.c_str();
     if (stage) *stage = failures[index].stage.c_str();
     if (reason) *reason = failures[index].reason.c_str();
+  });
+}
+
+size_t tileops_plugin_count(void) { return stable_plugins().size(); }
+
+tileops_status tileops_plugin(size_t index, const char** path, const char** name, const char** version,
+                              int* builtin) {
+  return guarded([&] {
+    const auto& plugins = stable_plugins();
+    if (index >= plugins.size())
+      throw tileops::ValueError("plugin " + std::to_string(index) + " does not exist; " +
+                                std::to_string(plugins.size()) + " loaded");
+    if (path) *path = plugins[index].path.c_str();
+    if (name) *name = plugins[index].name.c_str();
+    if (version) *version = plugins[index].version.c_str();
+    if (builtin) *builtin = plugins[index].builtin ? 1 : 0;
+  });
+}
+
+tileops_status tileops_targets(const char* const** names, size_t* count) {
+  return guarded([&] {
+    require(names, "tileops_targets", "names");
+    require(count, "tileops_targets", "count");
+    const auto& targets = stable_targets();
+    *names = targets.data();
+    *count = targets.size();
   });
 }
 
