@@ -17,6 +17,7 @@
 // Writes DIR/bench_cuda.md (the tables) and DIR/bench_cuda.csv; prints the tables.
 #include "driver.hpp"
 #include "jit.hpp"
+#include "jit_times.hpp"
 #include "nvrtc.hpp"
 #include "ops/norm.hpp"
 #include "ops/rows.hpp"
@@ -36,7 +37,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -416,73 +416,6 @@ HostCost host_cost(const Device& dev, CUstream stream) {
   return cost;
 }
 
-struct JitTimes {
-  std::string program;
-  std::vector<double> compiles_ms;  // in the order they ran
-  double cache_hit_ms;
-  double sorted(size_t i) const {
-    std::vector<double> v = compiles_ms;
-    std::sort(v.begin(), v.end());
-    return v[i];
-  }
-};
-
-constexpr int kCompiles = 7;  // NVRTC builds per program: the spread tells noise from cost
-
-// NVRTC first build (each of kCompiles builds from scratch: with NVRTC's own cache in use,
-// a program's repeat builds took 16-37 ms on the H200 host against 65-256 ms from scratch)
-// and disk-cache hit (read, verify, cuModuleLoadData) of a few programs the norm and
-// softmax kernel types build, in a fresh cache directory.
-std::vector<JitTimes> jit_times() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "tileops-bench-cache-XXXXXX").string();
-  const std::string dir = mkdtemp(tmpl.data());
-  setenv("TILEOPS_CACHE_DIR", dir.c_str(), 1);
-  std::vector<JitTimes> out;
-  const auto plan = cuda::plan_rows(8192, 8, {90, 8192, 132, 0});
-  // The norms' forms for longer rows too, as the planner picks them on the H200 (227 KB
-  // of shared memory a CTA; the norms' caps of 16-bit rows' vectors a thread in
-  // registers): RMSNorm [64, 65536] (registers of a cluster), GroupNorm [8, 512, 128, 128]
-  // without affine inputs, as the workload row (a cluster's shared memory, 3 vectors a
-  // thread in registers), GroupNorm VAE [1, 256, 512, 512] (the queue) and the VAE's
-  // scalar twin, built beside it for pointers found misaligned.
-  const auto on_h200 = [](int64_t rows) {
-    return cuda::RowContext{90, rows, 132, 232448, true, cuda::norm_held(tileops_cuda::kGroup, 0, 8)};
-  };
-  const auto norm = [](const char* type_kind_affine, const cuda::RowPlan& rows) {
-    return cuda::ProgramSpec{"norm", {"tileops_cuda::" + rows.kernel("norm") + "<tileops_cuda::" + type_kind_affine +
-                                      ", " + rows.template_args() + ">"}};
-  };
-  const cuda::ProgramSpec programs[] = {
-      norm("bf16, 0, 1", plan),
-      norm("f16, 2, 3", plan),
-      norm("bf16, 0, 1", cuda::plan_rows(65536, 8, on_h200(64))),
-      norm("bf16, 3, 0", cuda::plan_rows(262144, 8, on_h200(256))),
-      norm("bf16, 3, 3", cuda::plan_rows(2097152, 8, on_h200(32))),
-      norm("bf16, 3, 3", cuda::fallback_rows(2097152, on_h200(32))),
-      {"softmax", {"tileops_cuda::softmax_reg<float, 0, " + cuda::plan_rows(8192, 4, {90, 8192, 132, 0}).template_args() + ">"}},
-      {"elementwise", {"tileops_cuda::unary<tileops_cuda::bf16, 3, 8, 4>"}},
-  };
-  cuda::nvrtc_version();  // opens NVRTC outside the timing, as a loaded plugin would have
-  for (const auto& p : programs) {
-    std::vector<double> compiles_ms;
-    for (int i = 0; i < kCompiles; ++i) {
-      const auto t0 = Clock::now();
-      cuda::get_cubin(p, 90, cuda::Build::from_scratch);
-      compiles_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    const auto t0 = Clock::now();
-    const cuda::Cubin hit = cuda::get_cubin(p, 90);
-    CUmodule module = nullptr;
-    CUfunction f = nullptr;
-    check(g_api.cuModuleLoadData(&module, hit.entry.cubin.data()), "cuModuleLoadData");
-    check(g_api.cuModuleGetFunction(&f, module, hit.entry.symbols[0].lowered.c_str()), "cuModuleGetFunction");
-    const double hit_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    out.push_back({p.kernels[0], compiles_ms, hit.origin == cuda::CubinOrigin::disk_cache ? hit_ms : -1});
-  }
-  std::filesystem::remove_all(dir);
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -515,7 +448,12 @@ int main(int argc, char** argv) {
   std::printf("bench_cuda on %s (sm_%d, %d SMs), driver %d, NVRTC %d, %d reps, rows moving >= %.0f MB\n",
               info.name.c_str(), info.arch, info.sm_count, driver_version, cuda::nvrtc_version(), opt.reps, opt.min_mb);
 
-  const auto jit = jit_times();
+  const auto jit = cuda::bench::jit_times(7, {}, [](const cuda::Cubin& hit) {
+    CUmodule module = nullptr;
+    CUfunction f = nullptr;
+    check(g_api.cuModuleLoadData(&module, hit.entry.cubin.data()), "cuModuleLoadData");
+    check(g_api.cuModuleGetFunction(&f, module, hit.entry.symbols[0].lowered.c_str()), "cuModuleGetFunction");
+  });
   const auto rows = time_workloads(opt, timer, dev);
   const HostCost host = host_cost(dev, s);
 
@@ -548,15 +486,7 @@ int main(int argc, char** argv) {
      << " |\n| cuStreamIsCapturing (twice per call: allocation and release) | " << host.is_capturing
      << " |\n| cuCtxGetCurrent (three times per call) | " << host.ctx_current
      << " |\n| host runtime alone: op.call on cpu_ref, RMSNorm [1, 8] | " << host.cpu_op_call << " |\n\n";
-  md << "## JIT\n\n| program | first build (NVRTC from scratch) ms, median of " << kCompiles
-     << " | best | worst | each, in order | disk-cache hit ms |\n| --- | ---: | ---: | ---: | --- | ---: |\n";
-  for (const auto& j : jit) {
-    md << "| `" << j.program << "` | " << j.sorted(kCompiles / 2) << " | " << j.sorted(0) << " | "
-       << j.sorted(kCompiles - 1) << " |";
-    for (const double ms : j.compiles_ms) md << " " << std::lround(ms);
-    md << " | " << j.cache_hit_ms << " |\n";
-  }
-  md << "\nTargets: first build <= 150 ms, disk-cache hit <= 2 ms.\n";
+  md << cuda::bench::jit_table(jit, "read, verify, cuModuleLoadData");
   std::ofstream(opt.out_dir + "/bench_cuda.md") << md.str();
   std::printf("\n%s", md.str().c_str());
   return 0;
