@@ -8,11 +8,14 @@
 // a raw cuLaunchKernel of the same kernel, and NVRTC first-build and disk-cache-hit times.
 //
 //   bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] [--leading N[,N...]]
+//              [--jit-builds N]
 //
 // --filter keeps the rows whose "<op> <case>" contains any of the comma-separated texts.
 // --leading times each case once per N instead, with the leading dimension of its first
 // input (and of every input of the same rank and leading dimension) set to N: how a
 // kernel's time goes with the number of rows (waves, a sweep's last rows).
+// --jit-builds: NVRTC builds from scratch per program (default 7; 0 leaves the JIT table
+// out, for runs after the host cost only).
 //
 // Writes DIR/bench_cuda.md (the tables) and DIR/bench_cuda.csv; prints the tables.
 #include "driver.hpp"
@@ -231,6 +234,7 @@ struct Options {
   double min_mb = 32;
   int reps = 25;
   std::vector<int64_t> leading;  // empty: the cases' own shapes
+  int jit_builds = 7;             // NVRTC builds per program: the spread tells noise from cost
 };
 
 Options parse(int argc, char** argv) {
@@ -241,6 +245,7 @@ Options parse(int argc, char** argv) {
     else if (k == "--filter") o.filter = v;
     else if (k == "--min-mb") o.min_mb = std::atof(v.c_str());
     else if (k == "--reps") o.reps = std::atoi(v.c_str());
+    else if (k == "--jit-builds") o.jit_builds = std::max(0, std::atoi(v.c_str()));
     else if (k == "--leading") {
       std::stringstream list(v);
       for (std::string n; std::getline(list, n, ',');) {
@@ -254,7 +259,7 @@ Options parse(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] "
-                   "[--leading N[,N...]]\n");
+                   "[--leading N[,N...]] [--jit-builds N]\n");
       std::exit(2);
     }
   }
@@ -448,12 +453,15 @@ int main(int argc, char** argv) {
   std::printf("bench_cuda on %s (sm_%d, %d SMs), driver %d, NVRTC %d, %d reps, rows moving >= %.0f MB\n",
               info.name.c_str(), info.arch, info.sm_count, driver_version, cuda::nvrtc_version(), opt.reps, opt.min_mb);
 
-  const auto jit = cuda::bench::jit_times(7, {}, [](const cuda::Cubin& hit) {
-    CUmodule module = nullptr;
-    CUfunction f = nullptr;
-    check(g_api.cuModuleLoadData(&module, hit.entry.cubin.data()), "cuModuleLoadData");
-    check(g_api.cuModuleGetFunction(&f, module, hit.entry.symbols[0].lowered.c_str()), "cuModuleGetFunction");
-  });
+  std::vector<cuda::bench::JitTimes> jit;
+  if (opt.jit_builds > 0) {
+    jit = cuda::bench::jit_times(opt.jit_builds, {}, [](const cuda::Cubin& hit) {
+      CUmodule module = nullptr;
+      CUfunction f = nullptr;
+      check(g_api.cuModuleLoadData(&module, hit.entry.cubin.data()), "cuModuleLoadData");
+      check(g_api.cuModuleGetFunction(&f, module, hit.entry.symbols[0].lowered.c_str()), "cuModuleGetFunction");
+    });
+  }
   const auto rows = time_workloads(opt, timer, dev);
   const HostCost host = host_cost(dev, s);
 
@@ -486,7 +494,7 @@ int main(int argc, char** argv) {
      << " |\n| cuStreamIsCapturing (twice per call: allocation and release) | " << host.is_capturing
      << " |\n| cuCtxGetCurrent (three times per call) | " << host.ctx_current
      << " |\n| host runtime alone: op.call on cpu_ref, RMSNorm [1, 8] | " << host.cpu_op_call << " |\n\n";
-  md << cuda::bench::jit_table(jit, "read, verify, cuModuleLoadData");
+  if (opt.jit_builds > 0) md << cuda::bench::jit_table(jit, "read, verify, cuModuleLoadData");
   std::ofstream(opt.out_dir + "/bench_cuda.md") << md.str();
   std::printf("\n%s", md.str().c_str());
   return 0;

@@ -18,7 +18,7 @@ struct JitTimes {
   double sorted(size_t i) const;    // the i-th fastest build
 };
 
-// Builds each program `compiles` times from scratch (NVRTC's own cache bypassed), then
+// Builds each program `compiles` (at least 1) times from scratch (NVRTC's own cache bypassed), then
 // once through a fresh disk cache, timing the hit with `load` (what the caller does with
 // a cubin, e.g. cuModuleLoadData) included. Programs whose first kernel contains none of
 // `filters` (when any) are left out. Uses and removes a temporary TILEOPS_CACHE_DIR.
