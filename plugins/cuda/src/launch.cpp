@@ -4,8 +4,11 @@
 namespace tileops::cuda {
 namespace {
 
-// cuLaunchKernelEx's description of `s`: its cluster (when more than one CTA) and, with
-// `dependent`, programmatic serialization, written into `attrs` (room for two).
+// cuLaunchKernelEx's description of `s`: its cluster (when more than one CTA) with the
+// load-balancing scheduling policy and, with `dependent`, programmatic serialization,
+// written into `attrs` (room for three). The policy: rows held in clusters (one-wave
+// softmax, GroupNorm sweeps) ran 0.5-4.6% faster with it on an H100 (34th round of
+// docs/perf/cuda-kernels-h200.md), nothing measurably slower.
 CUlaunchConfig launch_config(const LaunchShape& s, CUstream stream, bool dependent, CUlaunchAttribute* attrs) {
   unsigned n = 0;
   if (s.cluster > 1) {
@@ -14,6 +17,10 @@ CUlaunchConfig launch_config(const LaunchShape& s, CUstream stream, bool depende
     attrs[n].value.clusterDim.x = s.cluster;
     attrs[n].value.clusterDim.y = 1;
     attrs[n].value.clusterDim.z = 1;
+    ++n;
+    attrs[n] = {};
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    attrs[n].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING;
     ++n;
   }
   if (dependent) {
@@ -46,7 +53,7 @@ void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params
     r = d.cuLaunchKernel(f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.smem,
                          static_cast<CUstream>(stream), args, nullptr);
   } else {
-    CUlaunchAttribute attrs[2];
+    CUlaunchAttribute attrs[3];
     CUlaunchConfig config = launch_config(s, static_cast<CUstream>(stream), s.dependent, attrs);
     r = d.cuLaunchKernelEx(&config, f, args, nullptr);
     if (r == CUDA_ERROR_NOT_SUPPORTED && s.dependent) {
@@ -68,7 +75,7 @@ int occupancy(CUfunction f, int block, size_t smem) {
 }
 
 int resident_clusters(CUfunction f, const LaunchShape& s) {
-  CUlaunchAttribute attrs[2];
+  CUlaunchAttribute attrs[3];
   const CUlaunchConfig config = launch_config(s, nullptr, false, attrs);
   int n = 0;
   check(driver().cuOccupancyMaxActiveClusters(&n, f, &config), "cuOccupancyMaxActiveClusters");
