@@ -98,6 +98,23 @@ TEST_CASE("an op's kernel is compiled and loaded once, then launched on the call
   CHECK(second.last_launch_stream == stream.handle());
 }
 
+TEST_CASE("a kernel launched in clusters asks for the load-balancing cluster scheduling policy") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  // Two rows of 256 KB: each held in a cluster's shared memory.
+  Tensor x = Tensor::empty({2, 131072}, dtypes::bfloat16, kCuda0);
+  Op softmax("SoftmaxFwdOp", {{"dim", ParamValue(int64_t(-1))}});
+  softmax({x});
+  const auto c = f.counts();
+  CHECK(c.last_launch_cluster > 1);
+  CHECK(c.last_launch_cluster_policy == CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING);
+  // A row in one CTA is launched without a cluster.
+  Tensor small = Tensor::empty({2, 1024}, dtypes::bfloat16, kCuda0);
+  softmax({small});
+  CHECK(f.counts().last_launch_cluster == 1);
+  CHECK(f.counts().last_launch_cluster_policy == 0);
+}
+
 TEST_CASE("after one warm-up call, a call captured into a graph compiles, loads and synchronizes nothing") {
   if (!nvrtc_or_skip()) return;
   const Fake& f = fake();

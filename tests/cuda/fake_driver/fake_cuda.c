@@ -26,6 +26,8 @@ static struct {
 static atomic_long alloc_limit = -1; /* bytes the pool may hold at once; -1: no limit */
 static _Thread_local CUcontext current_context;
 static CUstream last_launch_stream;
+static unsigned last_launch_cluster = 1;
+static int last_launch_cluster_policy;
 
 struct stream_token {
   int capturing;
@@ -43,6 +45,8 @@ void fake_cuda_read_counts(struct fake_cuda_counts* out) {
   out->synchronizes = atomic_load(&counts.synchronizes);
   out->outstanding_bytes = atomic_load(&counts.outstanding_bytes);
   out->last_launch_stream = last_launch_stream;
+  out->last_launch_cluster = last_launch_cluster;
+  out->last_launch_cluster_policy = last_launch_cluster_policy;
 }
 void fake_cuda_set_alloc_limit(long bytes) { atomic_store(&alloc_limit, bytes); }
 void fake_cuda_set_capturing(void* stream, int capturing) { ((struct stream_token*)stream)->capturing = capturing; }
@@ -260,12 +264,22 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned
                                 unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
   last_launch_stream = s;
+  last_launch_cluster = 1;
+  last_launch_cluster_policy = 0;
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   (void)f, (void)params, (void)extra;
   last_launch_stream = config->hStream;
+  last_launch_cluster = 1;
+  last_launch_cluster_policy = 0;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      last_launch_cluster = config->attrs[i].value.clusterDim.x;
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE)
+      last_launch_cluster_policy = (int)config->attrs[i].value.clusterSchedulingPolicyPreference;
+  }
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;
 }

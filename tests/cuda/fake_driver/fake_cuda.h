@@ -14,6 +14,8 @@ struct fake_cuda_counts {
   long synchronizes;      /* cuStreamSynchronize calls */
   long outstanding_bytes; /* allocated and not yet freed */
   void* last_launch_stream;
+  unsigned last_launch_cluster;    /* CTAs a cluster of the last launch (1: none asked) */
+  int last_launch_cluster_policy;  /* its CUclusterSchedulingPolicy preference (0: none asked) */
 };
 
 typedef void (*fake_cuda_read_counts_fn)(struct fake_cuda_counts* out);
