@@ -18,6 +18,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace cuda = tileops::cuda;
@@ -47,11 +48,12 @@ struct Outcome {
 // each ("" when none has).
 std::string local_memory_users(const std::string& log) {
   static const std::regex usage(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  constexpr std::string_view kNames = "Function properties for ";
   std::istringstream lines(log);
   std::string function, users;
   for (std::string line; std::getline(lines, line);) {
-    const auto named = line.find("Function properties for ");
-    if (named != std::string::npos) function = line.substr(named + 24);
+    const auto named = line.find(kNames);
+    if (named != std::string::npos) function = line.substr(named + kNames.size());
     std::smatch m;
     if (std::regex_search(line, m, usage) && (m[1] != "0" || m[2] != "0" || m[3] != "0"))
       users += "local memory in " + function + ": " + m.str() + "\n";
