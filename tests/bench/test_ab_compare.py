@@ -60,6 +60,21 @@ class AbCompare(unittest.TestCase):
             self.assertIn("| A | a | 24.00 | 12.00 | 0.500 | 0.400 | 0.750 |", out.stdout)
             self.assertLess(out.stdout.index("variant fast against"), out.stdout.index("variant fast-2 against"))
 
+    def test_bench_cuda_rounds(self):
+        # bench_cuda's CSV (AB_BENCH=bench_cuda): us and fraction; every row was timed.
+        fields = ["op", "case", "inputs", "mb", "us", "tbs", "copy_tbs", "fraction", "target", "first_call_ms"]
+        with tempfile.TemporaryDirectory() as d:
+            for name, us, fraction in (("candidate-1.csv", "19.6", "0.799"), ("base-1.csv", "20.3", "0.772")):
+                with open(os.path.join(d, name), "w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(fields)
+                    w.writerow(["SoftmaxFwdOp", "llama3-8b-sample-b64-bfloat16", "[64, 128256]", "32.8", us, "1.7",
+                                "2.1", fraction, "0.9", "310"])
+            out = run(d)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("| SoftmaxFwdOp | llama3-8b-sample-b64-bfloat16 | 19.60 | 20.30 | 1.036 | 0.799 | 0.772 |",
+                          out.stdout)
+
     def test_a_row_missing_from_a_round(self):
         with tempfile.TemporaryDirectory() as d:
             write(d, "candidate-1.csv", [("A", "a", "ok", "", "10", "0.9")])

@@ -6,6 +6,8 @@ geometric mean over rows.
 
     ab_compare.py DIR     # reads DIR/candidate-K.csv, DIR/variant-NAME-K.csv, DIR/base-K.csv
 
+The CSVs are `tileops bench --csv`'s or bench_cuda's (AB_BENCH=bench_cuda).
+
 Standard library only. A row missing from a run, or not ok in one, is listed apart with
 the first reason found.
 """
@@ -15,6 +17,14 @@ import math
 import os
 import re
 import sys
+
+
+def normalised(row):
+    """A row of `tileops bench --csv` as it is; one of bench_cuda's (us, fraction; it
+    writes only rows it timed) in the same terms."""
+    if "median_us" in row:
+        return row
+    return {**row, "status": "ok", "reason": "", "median_us": row["us"], "vs_baseline": row["fraction"]}
 
 
 def builds(directory):
@@ -30,7 +40,7 @@ def builds(directory):
         out[name] = []
         for _, path in sorted(paths):
             with open(path, newline="") as f:
-                out[name].append({(r["op"], r["case"]): r for r in csv.DictReader(f)})
+                out[name].append({(r["op"], r["case"]): normalised(r) for r in csv.DictReader(f)})
     return out
 
 

@@ -14,6 +14,10 @@
 # libraries. `scripts/gpu_bundle.sh --base REV [--variant NAME=REV]...` makes them all:
 # .bundle, .bundle/base and .bundle/variants/NAME.
 #
+# AB_BENCH=bench_cuda times with bench_cuda instead (CUDA events, L2 flushed, the
+# workload rows; the arguments are bench_cuda's, e.g. --filter TEXT --reps 30; its JIT
+# table is left out).
+#
 # Writes to $OUT (default ./ab-gpu-results): ab.md (ab_compare.py's tables) and
 # logs.tar.gz: gpu.txt, candidate-K.csv/.log, variant-NAME-K.csv/.log and base-K.csv/.log
 # for each round K (`tar -xzf logs.tar.gz` and ab_compare.py DIR read them again). Exits
@@ -34,13 +38,27 @@ for dir in "${VARIANTS_DIR:-$base/../variants}"/*/; do
   [ -f "$dir/libtileops_builtin_cuda.so" ] && variants+=("$(cd "$dir" && pwd)")
 done
 
+# One timed run as $out/NAME.csv (and NAME.log), with the libraries found first on
+# LD_LIBRARY_PATH.
+bench_run() {
+  local name=$1
+  shift
+  if [ "${AB_BENCH:-tileops}" = bench_cuda ]; then
+    mkdir -p "$out/$name.d"
+    gpu_step "$name" 600 bench_cuda "$@" --jit-builds 0 --out "$out/$name.d"
+    cp "$out/$name.d/bench_cuda.csv" "$out/$name.csv" 2>/dev/null
+    rm -rf "$out/$name.d"
+  else
+    gpu_step "$name" 600 tileops bench "$@" --csv "$out/$name.csv"
+  fi
+}
+
 for ((k = 1; k <= rounds; ++k)); do
-  gpu_step "candidate-$k" 600 tileops bench "$@" --csv "$out/candidate-$k.csv"
+  bench_run "candidate-$k" "$@"
   for dir in ${variants[@]+"${variants[@]}"}; do
-    name=variant-$(basename "$dir")-$k
-    LD_LIBRARY_PATH="$dir:$LD_LIBRARY_PATH" gpu_step "$name" 600 tileops bench "$@" --csv "$out/$name.csv"
+    LD_LIBRARY_PATH="$dir:$LD_LIBRARY_PATH" bench_run "variant-$(basename "$dir")-$k" "$@"
   done
-  LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" gpu_step "base-$k" 600 tileops bench "$@" --csv "$out/base-$k.csv"
+  LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" bench_run "base-$k" "$@"
 done
 python3 "$bench_dir/ab_compare.py" "$out" | tee "$out/ab.md"
 gpu_run_pack ab.md
