@@ -6,12 +6,10 @@
 #include "jit.hpp"
 #include "nvrtc.hpp"
 #include "nvrtc_or_skip.hpp"
+#include "temp_cache_dir.hpp"
 
 #include <tileops/cuda/cubin_cache.hpp>
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,32 +19,9 @@
 namespace cache = tileops::cuda::cache;
 namespace cuda = tileops::cuda;
 namespace fs = std::filesystem;
+using tileops::cuda::test::TempCacheDir;
 
 namespace {
-
-// A fresh directory, removed with the object; TILEOPS_CACHE_DIR points at it meanwhile.
-struct TempCacheDir {
-  fs::path path;
-  std::string previous;
-  bool had_previous;
-  TempCacheDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tileops-cuda-cache-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-    const char* old = std::getenv("TILEOPS_CACHE_DIR");
-    had_previous = old != nullptr;
-    if (old) previous = old;
-    setenv("TILEOPS_CACHE_DIR", path.c_str(), 1);
-  }
-  ~TempCacheDir() {
-    if (had_previous)
-      setenv("TILEOPS_CACHE_DIR", previous.c_str(), 1);
-    else
-      unsetenv("TILEOPS_CACHE_DIR");
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string cuda_dir() const { return cache::cuda_dir(path.string()); }
-};
 
 cache::Entry sample_entry() {
   cache::Entry e;

@@ -11,6 +11,8 @@
 #include "nvrtc_or_skip.hpp"
 #include "ops/ops.hpp"
 
+#include <tileops/sdk/plugin.hpp>
+#include <tileops/sdk/shape.hpp>
 #include <tileops/tileops.h>
 #include <tileops/tileops.hpp>
 
@@ -233,18 +235,6 @@ TEST_CASE("copies between the host and the device, and of a strided device tenso
 
 namespace {
 
-int64_t elements_of(const tileops_tensor_spec& spec) {
-  int64_t n = 1;
-  for (int32_t d = 0; d < spec.ndim; ++d) n *= spec.shape[d];
-  return n;
-}
-
-int64_t bytes_of(const tileops_tensor_spec& spec) {
-  int64_t n = int64_t((spec.dtype.bits * spec.dtype.lanes + 7) / 8);
-  for (int32_t d = 0; d < spec.ndim; ++d) n *= spec.shape[d];
-  return n;
-}
-
 // Calls `call`'s op through the C API on cuda:0 with fresh inputs of its shapes; the
 // status, with the error's text when it failed.
 std::string call_through_runtime(const tileops_call& call) {
@@ -284,8 +274,9 @@ TEST_CASE("every CUDA kernel type plans, builds and launches its calls through t
     int64_t bytes = 0;
     for (size_t i = 0; i < call.n_tensors; ++i)
       if (const tileops_tensor_spec* spec = call.tensors[i]) {
-        if (elements_of(*spec) == 0) return;
-        bytes += bytes_of(*spec);
+        const int64_t elements = sdk::numel({spec->shape, size_t(spec->ndim)});
+        if (elements == 0) return;
+        bytes += elements * int64_t(sdk::itemsize(spec->dtype));
       }
     if (bytes > (int64_t(1) << 20)) return;
     ++called[def.op];

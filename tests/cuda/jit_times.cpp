@@ -3,16 +3,13 @@
 #include "nvrtc.hpp"
 #include "ops/norm.hpp"
 #include "ops/rows.hpp"
+#include "temp_cache_dir.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <iomanip>
-#include <optional>
 #include <sstream>
-#include <stdexcept>
 
 namespace tileops::cuda::bench {
 namespace {
@@ -20,31 +17,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-// A fresh cache directory as TILEOPS_CACHE_DIR for the object's life; the caller's
-// setting comes back after.
-class ScratchCache {
- public:
-  ScratchCache() {
-    if (const char* v = std::getenv("TILEOPS_CACHE_DIR")) previous_ = v;
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tileops-bench-cache-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot make a directory like " + tmpl);
-    dir_ = tmpl;
-    setenv("TILEOPS_CACHE_DIR", dir_.c_str(), 1);
-  }
-  ~ScratchCache() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-    if (previous_) setenv("TILEOPS_CACHE_DIR", previous_->c_str(), 1);
-    else unsetenv("TILEOPS_CACHE_DIR");
-  }
-  ScratchCache(const ScratchCache&) = delete;
-  ScratchCache& operator=(const ScratchCache&) = delete;
-
- private:
-  std::string dir_;
-  std::optional<std::string> previous_;
-};
 
 // The programs timed: the norm kernel type's register form for rows up to 16K elements
 // (RMSNorm with weight, LayerNorm f16 with both affine inputs), and its forms for longer
@@ -91,7 +63,7 @@ double JitTimes::sorted(size_t i) const {
 
 std::vector<JitTimes> jit_times(int compiles, const std::vector<std::string>& filters,
                                 const std::function<void(const Cubin&)>& load) {
-  const ScratchCache cache;
+  const test::TempCacheDir cache;
   nvrtc_version();  // opens NVRTC outside the timing, as a loaded plugin would have
   std::vector<JitTimes> out;
   for (const auto& p : timed_programs()) {
