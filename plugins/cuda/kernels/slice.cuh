@@ -145,8 +145,11 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
 // each_then_release(n, ...) on its last (at least two passes: only the first waits).
 // The walks give thread `lane` of TPR the slice's vectors lane, lane + TPR, ...: the
 // pieces start at multiples of TPR, so a thread takes the same vectors in a walk piece
-// by piece as in one loop over the slice.
-template <class T, int CLUSTER, int STAGES, int PIECES = 1, int TPR = 1>
+// by piece as in one loop over the slice. ROLLED_WALKS keeps the walks' loops rolled:
+// norm_smem's first NVRTC build takes a quarter less (GroupNorm bf16 196 -> 145 ms on
+// the CI VM) with its kernels' times unchanged, where softmax's one-wave rows lose
+// 0.6-1.4% (an H100, docs/perf/cuda-kernels-h200.md, thirty-fourth round).
+template <class T, int CLUSTER, int STAGES, int PIECES = 1, int TPR = 1, bool ROLLED_WALKS = false>
 struct SlicedRows {
   static constexpr int kV = 16 / int(sizeof(T));
   static constexpr int kPieces = PIECES;
@@ -244,7 +247,12 @@ struct SlicedRows {
   template <class F>
   __device__ __forceinline__ void walk(u32 n, int begin, int end, u32 lane, F f) const {
     const u32* slice = at(n);
-    for (int i = begin + int(lane); i < end; i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
+    if constexpr (ROLLED_WALKS) {
+#pragma unroll 1
+      for (int i = begin + int(lane); i < end; i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
+    } else {
+      for (int i = begin + int(lane); i < end; i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
+    }
   }
 };
 
