@@ -147,8 +147,9 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
 // pieces start at multiples of TPR, so a thread takes the same vectors in a walk piece
 // by piece as in one loop over the slice. ROLLED_WALKS keeps the walks' loops rolled:
 // norm_smem's first NVRTC build takes a quarter less (GroupNorm bf16 196 -> 145 ms on
-// the CI VM) with its kernels' times unchanged, where softmax's one-wave rows lose
-// 0.6-1.4% (an H100, docs/perf/cuda-kernels-h200.md, thirty-fourth round).
+// the CI VM) for kernels within 0.5% of the unrolled ones, GroupNorm unet's 1-1.6%
+// slower; softmax's one-wave rows would lose 0.6-1.4%, so softmax keeps them unrolled
+// (an H100; docs/perf/cuda-kernels-h200.md, thirty-fourth and thirty-fifth rounds).
 template <class T, int CLUSTER, int STAGES, int PIECES = 1, int TPR = 1, bool ROLLED_WALKS = false>
 struct SlicedRows {
   static constexpr int kV = 16 / int(sizeof(T));
