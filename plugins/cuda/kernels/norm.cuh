@@ -205,7 +205,9 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
   __shared__ u64 bars[PIECES];
   __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
   const Group g;
-  const SlicedRows<T, CLUSTER, 1, PIECES, TPR, true> sweep(p.x, p.cols, p.rows, g.rank, slices, bars, REGS * TPR);
+  constexpr bool kRolledWalks = true;  // a quarter off the first build (slice.cuh)
+  const SlicedRows<T, CLUSTER, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, g.rank, slices, bars,
+                                                                  REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
   HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
   held.fetch(sweep, 0);
