@@ -639,6 +639,14 @@ __device__ __forceinline__ u32 ld_acquire(const u32* p) {
 __device__ __forceinline__ void st_release(u32* p, u32 v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+// A count that publishes this thread's earlier stores (release) and, to the thread that
+// sees the others' counts, theirs (acquire): no separate fence, which __threadfence
+// makes sequentially consistent.
+__device__ __forceinline__ u32 atomic_add_acq_rel(u32* p, u32 v) {
+  u32 old;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
 template <class A>
 __device__ __forceinline__ A ld_relaxed(const A* p) {
   static_assert(sizeof(A) == 4 || sizeof(A) == 8, "a word or a double word");

@@ -367,8 +367,7 @@ __global__ void __launch_bounds__(TPR, kQueueCtasPerSm) norm_queue(const NormPar
       const Sum2 total = g.reduce(acc, SumOp(), buf);
       if (threadIdx.x == 0) {
         sums[row * pieces + piece] = total;
-        __threadfence();
-        last_of_row = atomicAdd(arrived + row, 1u) == u32(pieces - 1);
+        last_of_row = atomic_add_acq_rel(arrived + row, 1u) == u32(pieces - 1);
       }
       __syncthreads();
       if (last_of_row) {  // uniform: combine the row's pieces in order
@@ -380,7 +379,6 @@ __global__ void __launch_bounds__(TPR, kQueueCtasPerSm) norm_queue(const NormPar
           RowStats r;
           finish_stats<KIND>(all, shift, float(p.cols), p.eps, r.mean, r.scale);
           stats[row] = r;
-          __threadfence();
           st_release(ready + row, 1u);
         }
       }
