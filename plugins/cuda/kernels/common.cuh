@@ -628,9 +628,11 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 #endif
 }
 
-// Flags that publish data between CTAs of one grid: the writer stores the data, fences
-// (__threadfence) and sets the flag with release semantics; the reader acquires the flag,
-// then reads the data with ld_relaxed (gpu scope: never a stale L1 line).
+// Flags that publish data between CTAs of one grid: the writer stores the data and sets
+// the flag with release semantics, after a fence (__threadfence) where other threads
+// stored part of the data (a release orders only its own thread's stores); the reader
+// acquires the flag, then reads the data with ld_relaxed (gpu scope: never a stale L1
+// line).
 __device__ __forceinline__ u32 ld_acquire(const u32* p) {
   u32 v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");

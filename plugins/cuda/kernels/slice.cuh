@@ -248,6 +248,9 @@ struct SlicedRows {
   template <class F>
   __device__ __forceinline__ void walk(u32 n, int begin, int end, u32 lane, F f) const {
     const u32* slice = at(n);
+    // Two loops, not one `#pragma unroll(ROLLED_WALKS ? 1 : N)`: no N gives the unrolling
+    // the compiler picks itself (N = 2, 4 or 8 changed 102-104 of the 104 softmax_smem
+    // kernels' code), which softmax was measured with.
     if constexpr (ROLLED_WALKS) {
 #pragma unroll 1
       for (int i = begin + int(lane); i < end; i += TPR) f(slice_vec<T, kV>(slice, i), kept + i);
