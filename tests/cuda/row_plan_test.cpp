@@ -57,13 +57,31 @@ TEST_CASE("few vocabulary rows: one row per cluster of 8 in shared memory") {
   CHECK(p.form == cuda::RowPlan::kSmem);
   CHECK(p.cluster == 8);
   CHECK_FALSE(p.sweep);
-  CHECK(p.slice_bytes == 2004 * 16);
+  // 512 CTAs of 32 KB fit the SMs at once; each thread still holds 2 vectors (8 KB a
+  // CTA) in registers, the rest of its 2004 in shared memory.
+  CHECK(p.held == 2);
+  CHECK(p.slice_bytes == (2004 - 2 * 256) * 16);
   const cuda::LaunchShape s = p.shape(64);
   CHECK(s.grid[0] == 64 * 8);
-  CHECK(s.smem == unsigned(2004 * 16));
+  CHECK(s.smem == unsigned(p.slice_bytes));
   CHECK(p.pieces == 1);  // one wave: nothing to refill
-  CHECK(p.held == 0);  // 512 CTAs of 32 KB: six an SM, one wave
-  CHECK(p.template_args() == "256, 8, 1, 0");
+  CHECK(p.template_args() == "256, 8, 1, 2");
+}
+
+TEST_CASE("a cluster a row holds at least 2 vectors a thread in registers, under half its slice") {
+  // The shortest rows of the form (just past 8 CTAs' registers: 8192 16-byte vectors) in
+  // one cluster of 8: 16 KB slices, half of them held.
+  const cuda::RowPlan shortest = hopper(8192 * kBf16Vec + kBf16Vec, kBf16Vec, 1);
+  CHECK(shortest.form == cuda::RowPlan::kSmem);
+  CHECK(shortest.cluster == 8);
+  CHECK(shortest.held == 2);
+  CHECK(shortest.slice_bytes == (1025 - 2 * 256) * 16);
+  // A family whose kernel holds nothing (no cap) holds nothing.
+  const cuda::RowPlan uncapped = cuda::plan_rows(128256, kBf16Vec, {90, 64, kSms, kH200Smem});
+  CHECK(uncapped.held == 0);
+  CHECK(uncapped.slice_bytes == 2004 * 16);
+  // Sweeping clusters hold only what lets four CTAs share an SM (below).
+  CHECK(hopper(128256, kBf16Vec, 4096).sweep);
 }
 
 TEST_CASE("a cluster a row whose slices would make two waves holds part of each in registers") {
@@ -80,18 +98,18 @@ TEST_CASE("a cluster a row whose slices would make two waves holds part of each 
   CHECK(vocab.template_args() == "256, 8, 1, 2");
   // [64, 152064] fp32: 76 KB slices, 20 KB over: 5 vectors a thread.
   CHECK(hopper(152064, kF32Vec, 64).held == 5);
-  // Registers cannot make up 100 KB slices' 44 KB (two waves stay); 16-bit vocabulary
-  // rows fit without.
+  // Registers cannot make up 100 KB slices' 44 KB (two waves stay, holding the 2 every
+  // such row holds); 16-bit vocabulary rows fit with those 2.
   const cuda::RowPlan wide = hopper(200000, kF32Vec, 64);
   CHECK(wide.form == cuda::RowPlan::kSmem);
-  CHECK(wide.held == 0);
-  CHECK(hopper(128256, kBf16Vec, 64).held == 0);
+  CHECK(wide.held == 2);
+  CHECK(hopper(128256, kBf16Vec, 64).held == 2);
   // Fewer rows: three CTAs an SM suffice.
-  CHECK(hopper(128256, kF32Vec, 40).held == 0);
+  CHECK(hopper(128256, kF32Vec, 40).held == 2);
   // The norms hold at most 4 (norm_smem's registers): [64, 152064] fp32 stays in two
   // waves, [64, 140000] holds 4.
   const cuda::RowContext norms{90, 64, kSms, kH200Smem, true, kNormHeld32};
-  CHECK(cuda::plan_rows(152064, kF32Vec, norms).held == 0);
+  CHECK(cuda::plan_rows(152064, kF32Vec, norms).held == 2);
   const cuda::RowPlan norm = cuda::plan_rows(140000, kF32Vec, norms);
   CHECK(norm.form == cuda::RowPlan::kSmem);
   CHECK(norm.held == 4);

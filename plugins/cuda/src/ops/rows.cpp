@@ -1,5 +1,6 @@
 #include "rows.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -25,6 +26,7 @@ constexpr int64_t kSm90SmemPerSm = 228 << 10;
 constexpr int64_t kCtaSmemReserve = 1 << 10;  // what the driver sets aside a CTA (sm_80 and later)
 constexpr int kMaxSmCtas = 2048 / kClusterThreads;  // CTAs of kClusterThreads an SM holds
 constexpr int kSweepCtas = 4;  // kSmem sweeps holding vectors: the CTAs an SM (64 registers a thread)
+constexpr int kOneWaveHeld = 2;  // kSmem, a cluster a row: the fewest vectors a thread holds
 
 RowPlan loop_plan(int64_t nvec, int vec, const RowContext& c) {
   RowPlan p;
@@ -104,11 +106,18 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   // 15.1 -> 15.9 µs (docs/perf/cuda-kernels-h200.md, seventeenth round).
   p.pieces = p.sweep ? 2 : 1;
   // A cluster a row: all rows at once, in one wave, registers holding part of each slice
-  // where the slices are too large for that. Sweeping clusters hold part of each slice in
-  // registers where that lets kSweepCtas CTAs share an SM: one CTA's copies overlap more
-  // of the others' passes, and more clusters share out the rows.
+  // where the slices are too large for that, and at least kOneWaveHeld vectors a thread
+  // (8 KB a CTA; slices here are 16 KB or more: rows of over 128 KB in clusters of at
+  // most 8) where they are not: those load beside the bulk copy and each pass reads them
+  // from registers. On an H100, GroupNorm unet [2, 320, 128, 128] 22.8 -> 21.9 µs (0.955
+  // -> 0.99 of copy), Softmax [64, 128256] fp16 1.021 faster, LogSoftmax [64, 152064]
+  // bf16 1.016, none of 52 norm and softmax rows slower; 4 a thread gave the same and
+  // cost fp32 Softmax [64, 128256] 1.1% (docs/perf/h100-session35.md). Sweeping clusters
+  // hold part of each slice in registers where that lets kSweepCtas CTAs share an SM: one
+  // CTA's copies overlap more of the others' passes, and more clusters share out the rows.
   p.held = p.sweep ? held_vectors(slice, kSweepCtas * int64_t(c.sm_count), c.max_held.sweep, c)
-                   : held_vectors(slice, c.rows * p.cluster, c.max_held.one_row, c);
+                   : std::max(held_vectors(slice, c.rows * p.cluster, c.max_held.one_row, c),
+                              std::min(kOneWaveHeld, c.max_held.one_row));
   p.slice_bytes = int(slice - int64_t(p.held) * p.tpr * 16);
   return p;
 }
