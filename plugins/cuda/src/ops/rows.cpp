@@ -109,12 +109,14 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   // where the slices are too large for that, and at least kOneWaveHeld vectors a thread
   // (8 KB a CTA; slices here are 16 KB or more: rows of over 128 KB in clusters of at
   // most 8) where they are not: those load beside the bulk copy and each pass reads them
-  // from registers. On an H100, GroupNorm unet [2, 320, 128, 128] 22.8 -> 21.9 µs (0.955
-  // -> 0.99 of copy), Softmax [64, 128256] fp16 1.021 faster, LogSoftmax [64, 152064]
-  // bf16 1.016, none of 52 norm and softmax rows slower; 4 a thread gave the same and
-  // cost fp32 Softmax [64, 128256] 1.1% (docs/perf/h100-session35.md). Sweeping clusters
-  // hold part of each slice in registers where that lets kSweepCtas CTAs share an SM: one
-  // CTA's copies overlap more of the others' passes, and more clusters share out the rows.
+  // from registers. Three A/Bs on H100s: GroupNorm unet [2, 320, 128, 128] 22.7 -> 21.9
+  // µs (1.033-1.040, 0.96 -> 0.99-1.0 of copy), Softmax [64, 128256] fp16 1.007-1.021,
+  // LogSoftmax [64, 152064] bf16 1.006-1.017, no row of 52 norm and softmax rows slower
+  // beyond the noise; 4 a thread gained no more and cost fp32 Softmax [64, 128256] 1.1%
+  // (docs/perf/h100-session35.md). Sweeping clusters hold part of each slice in
+  // registers where that lets kSweepCtas CTAs share an SM: one CTA's copies overlap more
+  // of the others' passes, and more clusters share out the rows. Holding more than that
+  // gave them nothing (3 or 5 a thread: LogSoftmax [2048, 128256] 0.995-0.999).
   p.held = p.sweep ? held_vectors(slice, kSweepCtas * int64_t(c.sm_count), c.max_held.sweep, c)
                    : std::max(held_vectors(slice, c.rows * p.cluster, c.max_held.one_row, c),
                               std::min(kOneWaveHeld, c.max_held.one_row));
