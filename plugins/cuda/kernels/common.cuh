@@ -120,6 +120,12 @@ __device__ __forceinline__ float fast_exp2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// log2(x) on the special-function unit, absolute error about 2^-22.
+__device__ __forceinline__ float fast_log2(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 // exp(x) as 2^(x log2 e): 2 instructions, relative error about 2^-21 (far inside fp32's
 // 1e-5 budget), exp(-inf) = 0, exp(+inf) = inf.
 __device__ __forceinline__ float fast_exp(float x) { return fast_exp2(x * kLog2e); }
@@ -332,6 +338,20 @@ __device__ __forceinline__ u32 max2(u32 a, u32 b) {
     asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
+
+// A running elementwise maximum of 16-bit vectors from -inf, two values an instruction.
+template <class T, int V>
+struct PairMax {
+  Vec<T, V> m;
+  __device__ __forceinline__ PairMax() {
+#pragma unroll
+    for (int i = 0; i < Vec<T, V>::kWords; ++i) m.w[i] = IsSame<T, bf16>::value ? 0xff80ff80u : 0xfc00fc00u;
+  }
+  __device__ __forceinline__ void take(const Vec<T, V>& v) {
+#pragma unroll
+    for (int i = 0; i < Vec<T, V>::kWords; ++i) m.w[i] = max2<T>(m.w[i], v.w[i]);
+  }
+};
 
 // Two floats to a word of two 16-bit floats in one instruction (`lo` in the low half).
 template <class T>
