@@ -42,12 +42,13 @@ __device__ __forceinline__ float exp_minus(float x, float m, float ml) {
 }
 
 // The outputs of a row (or column) from its max m and sum: exp(x - m) / sum, or for
-// LOG x - m - log(sum). 16-bit softmax divides in the exponent, 2^(x log2 e - (m log2 e +
-// log2 sum)): one FFMA and the exp an element, no multiplication; the exponent is
-// rounded once, as in exp_minus, a relative error in the output of at most about 2^-17
-// (exponents down to -126), far inside a 16-bit result's precision. On an H100 with the packed maximum (PairMax) in softmax_smem: Softmax
-// [64, 128256] bf16 / fp16 1.010 / 1.005 faster, along dim 0 1.003-1.006
-// (docs/perf/h100-session35.md, call 6).
+// LOG x - m - log(sum). 16-bit softmax divides in the exponent, 2^(x log2 e - (m log2 e
+// + log2 sum)): one FFMA and the exp an element, no multiplication. The exponent is
+// rounded once, as in exp_minus: a relative error in the output of at most about 2^-17
+// (exponents down to -126), far inside a 16-bit result's precision. With the packed
+// maximum in softmax_smem (PairMax), two A/Bs on an H100: Softmax [64, 128256] bf16
+// 1.010 faster, fp16 1.003-1.005, along dim 0 1.002-1.006, LogSoftmax [64, 152064] bf16
+// 1.004-1.005 (docs/perf/h100-session35.md, calls 6 and 7).
 template <class T, int LOG>
 struct SoftmaxOut {
   static constexpr bool kScaleInExp = sizeof(T) == 2 && !LOG;
