@@ -80,8 +80,12 @@ TEST_CASE("a cluster a row holds at least 2 vectors a thread in registers, under
   const cuda::RowPlan uncapped = cuda::plan_rows(128256, kBf16Vec, {90, 64, kSms, kH200Smem});
   CHECK(uncapped.held == 0);
   CHECK(uncapped.slice_bytes == 2004 * 16);
-  // Sweeping clusters hold only what lets four CTAs share an SM (below).
-  CHECK(hopper(128256, kBf16Vec, 4096).sweep);
+  // Rows that sweep hold only what lets four CTAs share an SM: [2048, 100000] bf16
+  // nothing, the same rows in one wave of 64 clusters the 2.
+  CHECK(hopper(100000, kBf16Vec, 2048).held == 0);
+  const cuda::RowPlan one_wave = hopper(100000, kBf16Vec, 64);
+  CHECK_FALSE(one_wave.sweep);
+  CHECK(one_wave.held == 2);
 }
 
 TEST_CASE("a cluster a row whose slices would make two waves holds part of each in registers") {
@@ -104,7 +108,7 @@ TEST_CASE("a cluster a row whose slices would make two waves holds part of each 
   CHECK(wide.form == cuda::RowPlan::kSmem);
   CHECK(wide.held == 2);
   CHECK(hopper(128256, kBf16Vec, 64).held == 2);
-  // Fewer rows: three CTAs an SM suffice.
+  // Fewer rows: three CTAs an SM suffice, and the 2 every such row holds stay.
   CHECK(hopper(128256, kF32Vec, 40).held == 2);
   // The norms hold at most 4 (norm_smem's registers): [64, 152064] fp32 stays in two
   // waves, [64, 140000] holds 4.
