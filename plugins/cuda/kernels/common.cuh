@@ -339,17 +339,32 @@ __device__ __forceinline__ u32 max2(u32 a, u32 b) {
   return r;
 }
 
-// A running elementwise maximum of 16-bit vectors from -inf, two values an instruction.
+// A running elementwise maximum of floating vectors from -inf, NaN ignored as by fmaxf:
+// 16-bit values two an instruction (packed, never unpacked), floats one.
 template <class T, int V>
-struct PairMax {
+struct VecMax {
+  static_assert(sizeof(T) == 2 || IsSame<T, float>::value, "floating vectors");
   Vec<T, V> m;
-  __device__ __forceinline__ PairMax() {
+  __device__ __forceinline__ VecMax() {
+    constexpr u32 kNegInf = sizeof(T) == 4 ? 0xff800000u : IsSame<T, bf16>::value ? 0xff80ff80u : 0xfc00fc00u;
 #pragma unroll
-    for (int i = 0; i < Vec<T, V>::kWords; ++i) m.w[i] = IsSame<T, bf16>::value ? 0xff80ff80u : 0xfc00fc00u;
+    for (int i = 0; i < Vec<T, V>::kWords; ++i) m.w[i] = kNegInf;
   }
   __device__ __forceinline__ void take(const Vec<T, V>& v) {
 #pragma unroll
-    for (int i = 0; i < Vec<T, V>::kWords; ++i) m.w[i] = max2<T>(m.w[i], v.w[i]);
+    for (int i = 0; i < Vec<T, V>::kWords; ++i) {
+      if constexpr (sizeof(T) == 2)
+        m.w[i] = max2<T>(m.w[i], v.w[i]);
+      else
+        m.w[i] = __float_as_uint(fmaxf(__uint_as_float(m.w[i]), __uint_as_float(v.w[i])));
+    }
+  }
+  // The maximum over the vector's lanes.
+  __device__ __forceinline__ float fold() const {
+    float r = m.get_float(0);
+#pragma unroll
+    for (int k = 1; k < V; ++k) r = fmaxf(r, m.get_float(k));
+    return r;
   }
 };
 

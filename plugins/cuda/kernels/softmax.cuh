@@ -46,7 +46,7 @@ __device__ __forceinline__ float exp_minus(float x, float m, float ml) {
 // + log2 sum)): one FFMA and the exp an element, no multiplication. The exponent is
 // rounded once, as in exp_minus: a relative error in the output of at most about 2^-17
 // (exponents down to -126), far inside a 16-bit result's precision. With the packed
-// maximum in softmax_smem (PairMax), two A/Bs on an H100: Softmax [64, 128256] bf16
+// maximum in softmax_smem (VecMax), two A/Bs on an H100: Softmax [64, 128256] bf16
 // 1.010 faster, fp16 1.003-1.005, along dim 0 1.002-1.006, LogSoftmax [64, 152064] bf16
 // 1.004-1.005 (docs/perf/h100-session35.md, calls 6 and 7).
 template <class T, int LOG>
@@ -164,22 +164,11 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) softmax_smem(const 
     // The thread's own maximum first, piece by piece as they land, then its sum against
     // it: no rescaling per vector, and the cluster still reduces once, combining (max,
     // sum) pairs.
-    float m = neg_inf();
-    if constexpr (sizeof(T) == 2) {  // two values an instruction, unpacked once
-      PairMax<T, V> mv;
-      const auto take_max = [&](const Vec<T, V>& v, int) { mv.take(v); };
-      held.each(take_max);
-      sweep.each(n, g.lane, take_max);
-#pragma unroll
-      for (int k = 0; k < V; ++k) m = fmaxf(m, mv.m.get_float(k));
-    } else {
-      const auto take_max = [&](const Vec<T, V>& v, int) {
-#pragma unroll
-        for (int k = 0; k < V; ++k) m = fmaxf(m, v.get_float(k));
-      };
-      held.each(take_max);
-      sweep.each(n, g.lane, take_max);
-    }
+    VecMax<T, V> mv;
+    const auto take_max = [&](const Vec<T, V>& v, int) { mv.take(v); };
+    held.each(take_max);
+    sweep.each(n, g.lane, take_max);
+    const float m = mv.fold();
     const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
     const float based = base * kLog2e;
     float sum = 0.f;
@@ -308,22 +297,11 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   // per element); the (max, sum) pairs then combine across the threads of a piece, the
   // warps and the cluster, each level taking the max first.
   float m[V], sum[V];
-  if constexpr (sizeof(T) == 2) {  // two values an instruction, not unpacked
-    PairMax<T, V> mv;
+  VecMax<T, V> mv;
 #pragma unroll 4
-    for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) mv.take(slice_vec<T, V>(slice, 4 * r + piece));
+  for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) mv.take(slice_vec<T, V>(slice, 4 * r + piece));
 #pragma unroll
-    for (int k = 0; k < V; ++k) m[k] = mv.m.get_float(k);
-  } else {
-#pragma unroll
-    for (int k = 0; k < V; ++k) m[k] = neg_inf();
-#pragma unroll 4
-    for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep) {
-      const Vec<T, V> v = slice_vec<T, V>(slice, 4 * r + piece);
-#pragma unroll
-      for (int k = 0; k < V; ++k) m[k] = fmaxf(m[k], v.get_float(k));
-    }
-  }
+  for (int k = 0; k < V; ++k) m[k] = mv.m.get_float(k);
   float base[V], based[V];  // a column share of only -inf sums to 0, not NaN
 #pragma unroll
   for (int k = 0; k < V; ++k) {
