@@ -13,6 +13,8 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <optional>
+
 using namespace tileops;
 
 namespace {
@@ -47,9 +49,13 @@ void BM_fake_raw_launch(benchmark::State& state) {
 }
 BENCHMARK(BM_fake_raw_launch);
 
-// RMSNorm [1, 4096] bf16, as bench_cuda's host-cost row on the GPU machine.
+// RMSNorm [1, 4096] bf16, as bench_cuda's host-cost row on the GPU machine: on the
+// default stream (created_stream:0) or, as there, on a stream of its own (1).
 void BM_cuda_memo_hit_rms_norm(benchmark::State& state) {
   if (!fake_driver(state)) return;
+  std::optional<Stream> stream;
+  std::optional<StreamGuard> guard;
+  if (state.range(0)) guard.emplace(kCuda0, stream.emplace(kCuda0).handle());
   Op rms("RMSNormFwdOp", {{"normalized_shape", ints({4096})}});
   Tensor inputs[] = {Tensor::empty({1, 4096}, dtypes::bfloat16, kCuda0), Tensor::empty({4096}, dtypes::bfloat16, kCuda0)};
   Tensor outputs[1];
@@ -60,7 +66,7 @@ void BM_cuda_memo_hit_rms_norm(benchmark::State& state) {
     benchmark::DoNotOptimize(outputs[0].data());
   }
 }
-BENCHMARK(BM_cuda_memo_hit_rms_norm);
+BENCHMARK(BM_cuda_memo_hit_rms_norm)->ArgName("created_stream")->Arg(0)->Arg(1);
 
 // The output's share: a block from the caching allocator and back.
 void BM_cuda_alloc_release(benchmark::State& state) {

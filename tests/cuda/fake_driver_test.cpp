@@ -3,7 +3,8 @@
 // compiled once and launched on the caller's current stream (and, after a warm-up call,
 // captured without compiling, loading or synchronizing), the caching allocator
 // (reuse by stream and size class, capture and large blocks bypassing it, kept blocks
-// given back on out-of-memory and when their stream goes), copies, and every kernel
+// given back on out-of-memory and when their stream goes, the context made current only
+// for the driver calls that read it), copies, and every kernel
 // type's calls from the manifest check to the launch. Kernels do not run here, so no
 // value an op computes is checked; copies are the driver's, so they are.
 #include "call_corpus.hpp"
@@ -38,6 +39,7 @@ struct Fake {
   fake_cuda_read_counts_fn counts_fn = nullptr;
   fake_cuda_set_alloc_limit_fn set_alloc_limit = nullptr;
   fake_cuda_set_capturing_fn set_capturing = nullptr;
+  CUresult (*set_context)(CUcontext) = nullptr;  // the driver's cuCtxSetCurrent
 
   fake_cuda_counts counts() const {
     fake_cuda_counts c{};
@@ -56,7 +58,8 @@ const Fake& fake() {
     out.counts_fn = reinterpret_cast<fake_cuda_read_counts_fn>(dlsym(lib, "fake_cuda_read_counts"));
     out.set_alloc_limit = reinterpret_cast<fake_cuda_set_alloc_limit_fn>(dlsym(lib, "fake_cuda_set_alloc_limit"));
     out.set_capturing = reinterpret_cast<fake_cuda_set_capturing_fn>(dlsym(lib, "fake_cuda_set_capturing"));
-    const bool is_fake = out.counts_fn && out.set_alloc_limit && out.set_capturing;
+    out.set_context = reinterpret_cast<CUresult (*)(CUcontext)>(dlsym(lib, "cuCtxSetCurrent"));
+    const bool is_fake = out.counts_fn && out.set_alloc_limit && out.set_capturing && out.set_context;
     REQUIRE_MESSAGE(is_fake, "the libcuda.so.1 loaded is not the fake driver");
     return out;
   }();
@@ -98,6 +101,18 @@ TEST_CASE("an op's kernel is compiled and loaded once, then launched on the call
   CHECK(second.module_loads == first.module_loads);  // a memo hit compiles and loads nothing
   CHECK(second.launches == first.launches + 1);
   CHECK(second.last_launch_stream == stream.handle());
+
+  // On a created stream, with its output's size class kept there, a memo hit asks the
+  // driver for the current context once: for its launch, not for the allocation or the
+  // release (the hot path's driver calls, docs/perf/host-call-path.md).
+  {
+    StreamGuard guard(kCuda0, stream.handle());
+    y = rms({x, w})[0];
+    const auto before_hit = f.counts();
+    y = rms({x, w})[0];  // releases the last y into the stream's cache, which serves the next
+    CHECK(f.counts().context_queries == before_hit.context_queries + 1);
+    y = Tensor();  // released on the stream, before it goes
+  }
 }
 
 TEST_CASE("a kernel launched in clusters asks for the load-balancing cluster scheduling policy") {
@@ -170,6 +185,38 @@ TEST_CASE("the caching allocator: a freed block serves the next allocation of it
   const auto after = f.counts();
   CHECK(after.pool_frees == start.pool_frees + 1);
   CHECK(after.stream_destroys > start.stream_destroys);
+}
+
+TEST_CASE("the caching allocator makes the context current only for the driver calls that read it") {
+  const Fake& f = fake();
+  Stream stream(kCuda0);
+  StreamGuard guard(kCuda0, stream.handle());
+  Tensor::empty({3000}, dtypes::uint8, kCuda0);  // a block of this class kept on the stream
+  f.set_context(nullptr);  // as a thread whose current context is none (or another library's)
+  const auto start = f.counts();
+  void* kept = nullptr;
+  {
+    Tensor hit = Tensor::empty({3000}, dtypes::uint8, kCuda0);
+    kept = hit.data();
+  }
+  const auto after_hit = f.counts();
+  CHECK(after_hit.context_queries == start.context_queries);  // a hit and its release ask nothing
+  CHECK(after_hit.pool_allocs == start.pool_allocs);
+  CHECK(after_hit.pool_frees == start.pool_frees);
+
+  // A miss goes to the pool, which reads the current context: the device's is made
+  // current first (without it the fake driver refuses the allocation).
+  CHECK(Tensor::empty({100000}, dtypes::uint8, kCuda0).data() != nullptr);
+  CHECK(f.counts().pool_allocs == start.pool_allocs + 1);
+
+  // On the default stream the capture query reads the current context too. Made current
+  // first, the query answers and the block kept there serves the allocation; a query
+  // that failed would count as capturing, and the allocation would bypass the cache.
+  StreamGuard on_default(kCuda0, nullptr);
+  void* kept_by_default = Tensor::empty({3000}, dtypes::uint8, kCuda0).data();
+  CHECK(kept_by_default != kept);
+  f.set_context(nullptr);
+  CHECK(Tensor::empty({3000}, dtypes::uint8, kCuda0).data() == kept_by_default);
 }
 
 TEST_CASE("blocks of a stream being captured, and blocks over 64 MB, bypass the cache") {

@@ -37,7 +37,14 @@ Cache& cache() {
   return *c;
 }
 
-bool capturing(CUstream stream) {
+// The legacy and per-thread default streams name a stream of whichever context is
+// current; a created stream carries its own.
+bool is_default_stream(CUstream stream) {
+  return stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
+}
+
+bool capturing(const DeviceInfo& device, CUstream stream) {
+  if (is_default_stream(stream)) make_current(device);
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   // A query that fails (the legacy stream while another captures globally) counts as
   // capturing: the pool is always safe.
@@ -58,7 +65,8 @@ void free_kept(Cache& c, int device, CUstream stream, bool all_streams) {
   }
 }
 
-void* pool_alloc(size_t bytes, CUstream stream, CUresult& result) {
+void* pool_alloc(const DeviceInfo& device, size_t bytes, CUstream stream, CUresult& result) {
+  make_current(device);
   CUdeviceptr p = 0;
   result = driver().cuMemAllocAsync(&p, bytes, stream);
   return result == CUDA_SUCCESS ? reinterpret_cast<void*>(p) : nullptr;
@@ -86,8 +94,8 @@ void lend(Cache& c, void* p, int device, size_t size) {
 
 void* cache_alloc(const DeviceInfo& device, size_t bytes, CUstream stream) {
   CUresult r = CUDA_SUCCESS;
-  if (bytes > kMaxCachedBlock || capturing(stream)) {
-    void* p = pool_alloc(bytes, stream, r);
+  if (bytes > kMaxCachedBlock || capturing(device, stream)) {
+    void* p = pool_alloc(device, bytes, stream, r);
     check_alloc(r, device, bytes);
     return p;
   }
@@ -100,10 +108,10 @@ void* cache_alloc(const DeviceInfo& device, size_t bytes, CUstream stream) {
     p = it->second.back();
     it->second.pop_back();
   } else {
-    p = pool_alloc(size, stream, r);
+    p = pool_alloc(device, size, stream, r);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {  // give the pool back what this device keeps, once
       free_kept(c, device.index, stream, true);
-      p = pool_alloc(size, stream, r);
+      p = pool_alloc(device, size, stream, r);
     }
     check_alloc(r, device, size);
   }
@@ -119,12 +127,13 @@ void cache_free(const DeviceInfo& device, void* ptr, CUstream stream) {
     if (it != c.lent.end()) {
       const size_t size = it->second.second;
       c.spare_nodes.push_back(c.lent.extract(it));
-      if (!capturing(stream)) {
+      if (!capturing(device, stream)) {
         c.kept[{device.index, stream, size}].push_back(ptr);
         return;
       }
     }
   }
+  make_current(device);
   driver().cuMemFreeAsync(CUdeviceptr(ptr), stream);
 }
 

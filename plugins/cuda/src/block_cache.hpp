@@ -11,6 +11,11 @@
 // and a block the cache lent to a graph must never return to eager use). Kept blocks
 // go back to the pool when an allocation runs out of memory (then it is retried once)
 // and when their stream is destroyed.
+//
+// The cache makes the device's context current only before a driver call that reads
+// it: an allocation or free through the pool, or a capture query on a default stream.
+// A hit on a created stream needs none (a memo-hit op call made the context current
+// three times before, twice for nothing).
 #include "devices.hpp"
 
 #include <cuda.h>

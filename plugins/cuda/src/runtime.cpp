@@ -23,7 +23,6 @@ tileops_status alloc(void*, const tileops_device* device, size_t bytes, void* st
     *ptr = nullptr;
     const DeviceInfo& info = device_info(*device);  // fails with the driver's absence first
     if (bytes == 0) return;
-    make_current(info);
     *ptr = cache_alloc(info, bytes, static_cast<CUstream>(stream));
   });
 }
@@ -31,9 +30,7 @@ tileops_status alloc(void*, const tileops_device* device, size_t bytes, void* st
 void release(void*, const tileops_device* device, void* ptr, void* stream) {
   if (!ptr) return;
   try {
-    const DeviceInfo& info = device_info(*device);
-    make_current(info);
-    cache_free(info, ptr, static_cast<CUstream>(stream));
+    cache_free(device_info(*device), ptr, static_cast<CUstream>(stream));
   } catch (...) {
     // free cannot report; the memory stays with the pool
   }

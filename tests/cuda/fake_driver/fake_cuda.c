@@ -21,7 +21,7 @@
 
 static struct {
   atomic_long pool_allocs, pool_frees, launches, module_loads, stream_creates, stream_destroys, synchronizes;
-  atomic_long outstanding_bytes;
+  atomic_long outstanding_bytes, context_queries;
 } counts;
 static atomic_long alloc_limit = -1; /* bytes the pool may hold at once; -1: no limit */
 static _Thread_local CUcontext current_context;
@@ -47,9 +47,15 @@ void fake_cuda_read_counts(struct fake_cuda_counts* out) {
   out->last_launch_stream = last_launch_stream;
   out->last_launch_cluster = last_launch_cluster;
   out->last_launch_cluster_policy = last_launch_cluster_policy;
+  out->context_queries = atomic_load(&counts.context_queries);
 }
 void fake_cuda_set_alloc_limit(long bytes) { atomic_store(&alloc_limit, bytes); }
 void fake_cuda_set_capturing(void* stream, int capturing) { ((struct stream_token*)stream)->capturing = capturing; }
+
+/* Calls that read the current context fail without one, as the driver's do: a plugin
+ * that skips making its context current before them fails its tests here. */
+static int no_context(void) { return current_context == NULL; }
+static int is_default_stream(CUstream s) { return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
 
 /* ---- memory ---- */
 
@@ -78,12 +84,14 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
 }
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t bytes, CUstream s) {
   (void)s;
+  if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   CUresult r = cuMemAlloc(p, bytes);
   if (r == CUDA_SUCCESS) atomic_fetch_add(&counts.pool_allocs, 1);
   return r;
 }
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream s) {
   (void)s;
+  if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   atomic_fetch_add(&counts.pool_frees, 1);
   block_free((void*)p);
   return CUDA_SUCCESS;
@@ -184,6 +192,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* c) {
+  atomic_fetch_add(&counts.context_queries, 1);
   *c = current_context;
   return CUDA_SUCCESS;
 }
@@ -221,6 +230,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
+  if (is_default_stream(s) && no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   *status = s && ((struct stream_token*)s)->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
@@ -263,6 +273,7 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaun
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                 unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
+  if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   last_launch_stream = s;
   last_launch_cluster = 1;
   last_launch_cluster_policy = 0;
@@ -271,6 +282,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned
 }
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   (void)f, (void)params, (void)extra;
+  if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   last_launch_stream = config->hStream;
   last_launch_cluster = 1;
   last_launch_cluster_policy = 0;

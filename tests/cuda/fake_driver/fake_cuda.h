@@ -16,6 +16,7 @@ struct fake_cuda_counts {
   void* last_launch_stream;
   unsigned last_launch_cluster;    /* CTAs a cluster of the last launch (1: none asked) */
   int last_launch_cluster_policy;  /* its CUclusterSchedulingPolicy preference (0: none asked) */
+  long context_queries;            /* cuCtxGetCurrent calls */
 };
 
 typedef void (*fake_cuda_read_counts_fn)(struct fake_cuda_counts* out);
