@@ -14,8 +14,8 @@
 //
 // The cache makes the device's context current only before a driver call that reads
 // it: an allocation or free through the pool, or a capture query on a default stream.
-// A hit on a created stream needs none (a memo-hit op call made the context current
-// three times before, twice for nothing).
+// A hit on a created stream, and its release, need none: a memo-hit op call there makes
+// one context query, its launch's.
 #include "devices.hpp"
 
 #include <cuda.h>
