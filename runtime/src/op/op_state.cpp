@@ -137,14 +137,17 @@ void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   const manifest::CallCheck* check = nullptr;
   KernelRef kernel;
   bool room = false;  // for another remembered check
+  uint64_t revokes = 0;
   if (remembered) {
     std::shared_lock lock(mutex_);
     if (auto* hit = checked_.find(*remembered, in)) {
-      check = hit->get();
-      kernel = find_kernel(*remembered, in);
+      check = hit->check.get();
+      kernel = hit->kernel;
     }
     room = checked_count_ < kMaxRememberedChecks;
+    revokes = revokes_;
   }
+  const bool keeps_kernel = remembered && (check || room);  // the check is (or is about to be) remembered
   std::optional<PooledCallCheck> pooled;  // a call checked afresh and not remembered
   if (!check && remembered && room) {
     check = &remember_check(*remembered, in);
@@ -160,22 +163,25 @@ void OpState::call(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   const Device& device = check->device();
   try {
     if (!kernel) {
-      std::shared_lock lock(mutex_);
-      kernel = find_kernel(device, in);
-    }
-    if (!kernel) {
-      Route route = route_for(device);
-      if (route.kind == Route::kComposite) {
-        std::shared_ptr<CompositeRunner> runner;
-        {
-          std::unique_lock lock(mutex_);
-          if (!composite_) composite_ = std::make_shared<CompositeRunner>(*spec_, *signature_, route.target, tuned_);
-          runner = composite_;
-        }
-        runner->run(inputs, outputs, *check);
-        return;
+      {
+        std::shared_lock lock(mutex_);
+        kernel = find_kernel(device, in);
       }
-      kernel = kernel_for(route, device, in);
+      if (!kernel) {
+        Route route = route_for(device);
+        if (route.kind == Route::kComposite) {
+          std::shared_ptr<CompositeRunner> runner;
+          {
+            std::unique_lock lock(mutex_);
+            if (!composite_) composite_ = std::make_shared<CompositeRunner>(*spec_, *signature_, route.target, tuned_);
+            runner = composite_;
+          }
+          runner->run(inputs, outputs, *check);
+          return;
+        }
+        kernel = kernel_for(route, device, in);
+      }
+      if (keeps_kernel) remember_kernel(*remembered, in, kernel, revokes);
     }
     launch(*kernel, *check, inputs, outputs);
   } catch (...) {
@@ -197,9 +203,15 @@ const manifest::CallCheck& OpState::remember_check(const Device& device, DescLis
   auto fresh = std::make_unique<manifest::CallCheck>();
   signature_->check(inputs, DescList(), *fresh);  // a failed check throws: nothing is remembered
   std::unique_lock lock(mutex_);
-  if (auto* hit = checked_.find(device, inputs)) return **hit;  // another thread checked it first
+  if (auto* hit = checked_.find(device, inputs)) return *hit->check;  // another thread checked it first
   ++checked_count_;
-  return *checked_.insert(device, inputs, std::move(fresh));
+  return *checked_.insert(device, inputs, {std::move(fresh), nullptr}).check;
+}
+
+void OpState::remember_kernel(const Device& device, DescList inputs, const KernelRef& kernel, uint64_t revokes) {
+  std::unique_lock lock(mutex_);
+  if (revokes_ != revokes) return;  // a kernel found before a revoke must not outlive it
+  if (auto* hit = checked_.find(device, inputs)) hit->kernel = kernel;
 }
 
 Route OpState::route_for(const Device& device) {
@@ -337,8 +349,10 @@ void OpState::launch(const KernelHandle& kernel, const manifest::CallCheck& chec
 
 void OpState::revoke() {
   std::unique_lock lock(mutex_);
+  ++revokes_;
   route_ = {};
   target_memo_.clear();
+  checked_.for_each([](const SignatureKey&, Remembered& r) { r.kernel = nullptr; });
   in_tree_.clear();
   built_.clear();
   composite_.reset();

@@ -53,6 +53,9 @@ class OpState {
   // Checks a signature not checked before and remembers its check (see checked_);
   // there must be room (checked_count_ < kMaxRememberedChecks).
   const manifest::CallCheck& remember_check(const Device& device, DescList inputs);
+  // Keeps `kernel` with the remembered check of the signature, unless the op revoked its
+  // kernels since `revokes` was read.
+  void remember_kernel(const Device& device, DescList inputs, const KernelRef& kernel, uint64_t revokes);
   KernelRef build_target_kernel(const Route& route, const Device& device, DescList inputs);
   // Tunes a kernel just built when the op is in tuned mode.
   void tune_new(const KernelRef& kernel, const Device& device);
@@ -82,8 +85,15 @@ class OpState {
   // TensorDesc is device, dtype and shape; the params are the op's), so such a call
   // whose signature passed before is not checked again: the check was 46% of a memo
   // hit. Entries live as long as the op (a hit is used after the lock is released).
-  SignatureMap<std::unique_ptr<const manifest::CallCheck>> checked_;
+  // Each also keeps the kernel a call of its signature found, so that a memo hit is one
+  // lookup (the kernels' memo was a second); revoke() drops those with the memo.
+  struct Remembered {
+    std::unique_ptr<const manifest::CallCheck> check;
+    KernelRef kernel;
+  };
+  SignatureMap<Remembered> checked_;
   size_t checked_count_ = 0;
+  uint64_t revokes_ = 0;  // revoke() calls so far
   Route route_;
   SignatureMap<KernelRef> target_memo_;
   InTreeKernels in_tree_;
