@@ -15,11 +15,13 @@ TEST_CASE("an op the target does not implement raises; there is no fall back") {
                        OpNotAvailableError);
 }
 
-TEST_CASE("an unregistered target named at construction raises, listing the known ones") {
+TEST_CASE("an unregistered target named at construction or as the default raises, listing the known ones") {
   CHECK_THROWS_WITH_AS(Op("SoftmaxFwdOp", {}, "nope"),
                        "no backend registered target 'nope'; known targets: ['acme', 'cpu_ref']",
                        UnknownTargetError);
-  CHECK_THROWS_AS(set_default_target("nope"), UnknownTargetError);
+  CHECK_THROWS_WITH_AS(set_default_target("nope"),
+                       "no backend registered target 'nope'; known targets: ['acme', 'cpu_ref']",
+                       UnknownTargetError);
 }
 
 TEST_CASE("BUILTIN forces the in-tree kernels, which do not run on cpu") {

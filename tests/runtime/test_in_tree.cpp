@@ -102,8 +102,8 @@ tileops_status read_facts(void*, const tileops_device*, tileops_device_facts* ou
   return TILEOPS_OK;
 }
 
-// Registers every type of `types` (plus runtimes for their device types, and facts
-// for "selarch") through one in-process entry.
+// Registers every type of `types` (plus runtimes for their device types, and facts of
+// arch 90 for those whose names start with "selarch") through one in-process entry.
 std::vector<TestType*>* pending = nullptr;
 tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*, tileops_error* err) {
   test_host = host;
@@ -112,8 +112,8 @@ tileops_status entry(const tileops_host_api* host, tileops_registrar* reg, tileo
     if (std::find(runtimes_done.begin(), runtimes_done.end(), t->device_type) == runtimes_done.end()) {
       auto rt = host_memory_runtime();
       if (host->register_device_runtime(reg, t->device_type.c_str(), &rt, err) != TILEOPS_OK) return TILEOPS_ERR_INTERNAL;
-      if (t->device_type == "selarch" &&
-          host->register_device_facts(reg, "selarch", read_facts, nullptr, err) != TILEOPS_OK)
+      if (t->device_type.rfind("selarch", 0) == 0 &&
+          host->register_device_facts(reg, t->device_type.c_str(), read_facts, nullptr, err) != TILEOPS_OK)
         return TILEOPS_ERR_INTERNAL;
       runtimes_done.push_back(t->device_type);
     }
@@ -227,6 +227,24 @@ TEST_CASE("supported_archs filters by the device facts; facts are read once per 
   CHECK(facts_reads == before + 1);  // the second call hit the memo
   ran(op, Device("selarch", 0), 5);
   CHECK(facts_reads == before + 2);  // a new call spec reads again
+}
+
+TEST_CASE("an implementation for other archs, or with archs on a device type without facts, is not available; the call names each") {
+  static TestType future{.key = "selarch2_sm100", .device_type = "selarch2", .archs = {100, 103}};
+  static TestType factless{.key = "archless_sm90", .device_type = "archless", .archs = {90}};
+  REQUIRE(install("selarch2", {&future}));
+  REQUIRE(install("archless", {&factless}));
+  const std::pair<const char*, const char*> cases[] = {
+      {"selarch2",
+       "no in-tree implementation of SiluFwdOp runs on selarch2:0 (arch 90): 'selarch2_sm100' supports archs 100, 103"},
+      {"archless",
+       "no in-tree implementation of SiluFwdOp runs on archless:0 (no arch: its device facts give none): "
+       "'archless_sm90' supports archs 90"}};
+  for (const auto& [device, message] : cases) {
+    CAPTURE(device);
+    Op op("SiluFwdOp");
+    CHECK_THROWS_WITH_AS(ran(op, Device(device, 0)), message, OpNotAvailableError);
+  }
 }
 
 TEST_CASE("entries are shared by build identity") {
@@ -375,6 +393,50 @@ TEST_CASE("malformed registrations are refused, naming what is missing, and the 
           kt.n_preferred_over = 1;
           return host->register_kernel_type(reg, &kt, err);
         }) == counted_without_items);
+  CHECK(refusal_of("type-other-interface", [](const tileops_host_api* host, tileops_registrar* reg,
+                                              tileops_plugin_info*, tileops_error* err) {
+          auto kt = well_formed_type();
+          kt.interface = "GeluFwdOp";
+          return host->register_kernel_type(reg, &kt, err);
+        }) == "kernel type 'malformed_silu' of SiluFwdOp implements interface 'GeluFwdOp'; SiluFwdOp's in-tree "
+              "forward calls only the interface 'SiluFwdOp'");
+  static const int32_t sm90[] = {90};
+  static const char* const two_devices[] = {"malformed", "malformed2"};
+  for (size_t n_devices : {size_t(0), size_t(2)}) {
+    CAPTURE(n_devices);
+    static size_t devices_given;
+    devices_given = n_devices;
+    const char* const name = n_devices == 0 ? "type-archs-no-device" : "type-archs-two-devices";
+    CHECK(refusal_of(name, [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                              tileops_error* err) {
+            auto kt = silu_type("malformed_silu", two_devices, devices_given);
+            kt.supported_archs = sm90;
+            kt.n_archs = 1;
+            return host->register_kernel_type(reg, &kt, err);
+          }) == "kernel type 'malformed_silu' of SiluFwdOp declares supported_archs, so it must list exactly one "
+                "device type, got " + std::to_string(n_devices));
+  }
+  // Facts belong to a device type: a second reader is refused, in the same plugin or
+  // in another.
+  static const auto read = [](void*, const tileops_device*, tileops_device_facts*, tileops_error*) -> tileops_status {
+    return TILEOPS_OK;
+  };
+  CHECK(refusal_of("facts-twice", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                     tileops_error* err) {
+          if (host->register_device_facts(reg, "malformed", +read, nullptr, err) != TILEOPS_OK)
+            return TILEOPS_ERR_INTERNAL;
+          return host->register_device_facts(reg, "malformed", +read, nullptr, err);
+        }) == "register_device_facts: device type 'malformed' already has a facts reader (registered by "
+              "<facts-twice>); facts belong to a device type, not a target");
+  CHECK(refusal_of("facts-first", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                     tileops_error* err) {
+          return host->register_device_facts(reg, "facts_kept", +read, nullptr, err);
+        }) == "loaded");
+  CHECK(refusal_of("facts-second", [](const tileops_host_api* host, tileops_registrar* reg, tileops_plugin_info*,
+                                      tileops_error* err) {
+          return host->register_device_facts(reg, "facts_kept", +read, nullptr, err);
+        }) == "register_device_facts: device type 'facts_kept' already has a facts reader (registered by "
+              "<facts-first>); facts belong to a device type, not a target");
   // A refused registration takes the whole plugin with it: nothing of "malformed" stays.
   CHECK_THROWS_AS(Tensor::empty({2}, dtypes::float32, Device("malformed", 0)), BackendError);
 }

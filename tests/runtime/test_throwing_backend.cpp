@@ -135,6 +135,19 @@ TEST_CASE("a kernel whose request_tune throws fails the tuning with a BackendErr
   CHECK(failure_recorded("tune", "request_tune threw: fixture: tune threw"));
 }
 
+TEST_CASE("in tuned mode, a kernel whose request_tune throws fails the call that built it, and the op binds to no target") {
+  REQUIRE(loaded());
+  Op relu("ReluFwdOp");
+  relu.request_tune();  // before any build: every kernel built from now on is tuned as it is built
+  for (int attempt = 0; attempt < 2; ++attempt) {  // each call builds and tunes anew
+    CAPTURE(attempt);
+    CHECK_THROWS_WITH_AS(relu({x_on("throwdev")}),
+                         doctest::Contains("request_tune of the kernel for ReluFwdOp threw: fixture: tune threw"),
+                         BackendError);
+    CHECK_FALSE(relu.target().has_value());
+  }
+}
+
 TEST_CASE("a kernel whose request_tune returns an error fails the tuning with its status's error and message") {
   REQUIRE(loaded());
   Op gated("GeluAndMulFwdOp");

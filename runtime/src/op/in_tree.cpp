@@ -75,7 +75,9 @@ const KernelTypeRecord* InTreeKernels::select(const tileops_call& call, const De
   if (available.empty()) {
     if (!arch_limited.empty())
       throw OpNotAvailableError("no in-tree implementation of " + op_ + " runs on " + device.str() +
-                                " (arch " + std::to_string(arch) + "): " + join(arch_limited, "; "));
+                                (arch < 0 ? std::string(" (no arch: its device facts give none)")
+                                          : " (arch " + std::to_string(arch) + ")") +
+                                ": " + join(arch_limited, "; "));
     std::vector<std::string> targets;
     for (const auto& [key, b] : Registry::get().snapshot().builders)
       if (b.op == op_) targets.push_back(b.target);

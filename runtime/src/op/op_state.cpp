@@ -73,7 +73,7 @@ OpState::OpState(std::string_view name, const Params& params, Target target)
     param_values_.push_back(values[i]);
   }
   abi_params_ = param_views(param_names_, param_values_);
-  if (requested_) check_target_known(*requested_);
+  if (requested_) Registry::get().snapshot().require_target(*requested_);
 }
 
 OpState::~OpState() = default;

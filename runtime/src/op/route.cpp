@@ -37,20 +37,12 @@ std::string detect_target(const Snapshot& snapshot, const Device& device) {
 
 }  // namespace
 
-void check_target_known(const std::string& target) {
-  if (target == BUILTIN) return;
-  const auto& snapshot = Registry::get().snapshot();
-  if (!snapshot.has_target(target))
-    throw UnknownTargetError("no backend registered target '" + target +
-                             "'; known targets: " + quoted_list(snapshot.targets()));
-}
-
 Route settle_route(const std::string& op, bool composite, const Target& requested,
                    const Device& device) {
   const auto& snapshot = Registry::get().snapshot();
   Target chosen = requested ? requested : default_target();
   std::string target = chosen ? *chosen : detect_target(snapshot, device);
-  check_target_known(target);
+  snapshot.require_target(target);
   if (target == BUILTIN) return {composite ? Route::kComposite : Route::kInTree, target, nullptr};
   if (const auto* builder = snapshot.builder(op, target))
     return {Route::kTarget, target, builder};

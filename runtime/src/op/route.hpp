@@ -26,7 +26,4 @@ struct Route {
 Route settle_route(const std::string& op, bool composite, const Target& requested,
                    const Device& device);
 
-// Raises UnknownTargetError unless `target` is BUILTIN or registered.
-void check_target_known(const std::string& target);
-
 }  // namespace tileops::detail

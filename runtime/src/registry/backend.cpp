@@ -1,17 +1,14 @@
 // The public backend queries of tileops/backend.hpp.
 #include "loader/plugin_loader.hpp"
 #include "registry/registry.hpp"
-#include "support/format.hpp"
 
 #include <tileops/backend.hpp>
-#include <tileops/errors.hpp>
 
 #include <algorithm>
 #include <mutex>
 
 namespace tileops {
 namespace {
-using detail::quoted_list;
 std::mutex default_mutex;
 Target default_choice;
 }  // namespace
@@ -53,10 +50,7 @@ std::vector<std::string> registered_targets(std::string_view op) {
 void set_default_target(const Target& target) {
   if (target && *target != BUILTIN) {
     load_plugins();
-    const auto& snapshot = detail::Registry::get().snapshot();
-    if (!snapshot.has_target(*target))
-      throw UnknownTargetError("no backend registered target '" + *target +
-                               "'; known targets: " + quoted_list(snapshot.targets()));
+    detail::Registry::get().snapshot().require_target(*target);
   }
   std::lock_guard lock(default_mutex);
   default_choice = target;

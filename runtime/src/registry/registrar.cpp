@@ -190,6 +190,13 @@ tileops_status register_kernel_type(tileops_registrar* reg, const tileops_kernel
                   "register_kernel_type: op, key, interface and build are required");
   if (auto message = unknown_op("register_kernel_type", type->op); !message.empty())
     return refuse(reg, err, TILEOPS_ERR_NOT_FOUND, std::move(message));
+  // The in-tree forward calls one kernel interface, named like the op: a type declaring
+  // another would be selected for calls whose contract it does not implement.
+  if (std::strcmp(type->interface, type->op) != 0)
+    return refuse(reg, err, TILEOPS_ERR_INVALID_ARGUMENT,
+                  std::string("kernel type '") + type->key + "' of " + type->op + " implements interface '" +
+                      type->interface + "'; " + type->op + "'s in-tree forward calls only the interface '" +
+                      type->op + "'");
   auto same_key = [&](const KernelTypeRecord& k) { return k.key == type->key; };
   const KernelTypeRecord* existing = nullptr;
   if (auto it = reg->base->kernel_types.find(type->op); it != reg->base->kernel_types.end())

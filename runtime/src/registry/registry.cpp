@@ -1,7 +1,11 @@
 #include "registry/registry.hpp"
 
 #include "device/cpu_runtime.hpp"
+#include "support/format.hpp"
 #include "support/log.hpp"
+
+#include <tileops/backend.hpp>
+#include <tileops/errors.hpp>
 
 #include <algorithm>
 
@@ -37,11 +41,12 @@ std::vector<std::string> Snapshot::targets() const {
   return names;
 }
 
-bool Snapshot::has_target(std::string_view target) const {
-  if (detector(target)) return true;
+void Snapshot::require_target(std::string_view target) const {
+  if (target == BUILTIN || detector(target)) return;
   for (const auto& [key, b] : builders)
-    if (b.target == target) return true;
-  return false;
+    if (b.target == target) return;
+  throw UnknownTargetError("no backend registered target '" + std::string(target) +
+                           "'; known targets: " + quoted_list(targets()));
 }
 
 Registry& Registry::get() {

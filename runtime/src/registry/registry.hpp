@@ -34,7 +34,9 @@ struct Snapshot {
   const DeviceRuntimeRecord* runtime(const Device& device) const;
   const FactsReaderRecord* facts_reader(const Device& device) const;
   std::vector<std::string> targets() const;  // sorted, unique
-  bool has_target(std::string_view target) const;
+  // Raises UnknownTargetError, listing the known targets, unless `target` is BUILTIN or
+  // has a detector or a builder.
+  void require_target(std::string_view target) const;
 };
 
 // What one plugin's entry registers, before commit.
