@@ -30,6 +30,21 @@ const char* tileops_last_error(void);
  * "UnknownTargetError", "AmbiguousTargetError", "BackendError", or "" if none. */
 const char* tileops_last_error_kind(void);
 
+/* ---- logging (tileops/log.hpp) ---- */
+/* The runtime's warnings and every plugin's records, by default written to stderr from
+ * the level TILEOPS_LOG_LEVEL names. A sink receives each record at or above the log
+ * level (TILEOPS_LOG_TRACE .. TILEOPS_LOG_ERROR) and its message, valid during the call,
+ * on the thread that logs it; several threads may log at once. A record logged while
+ * this thread is inside the sink goes to stderr instead. */
+typedef void (*tileops_log_sink)(void* user, int32_t level, const char* message);
+/* Replaces the sink; NULL restores stderr. Once it returns the old sink is not called
+ * again. Called from within the sink: TILEOPS_ERR_INVALID_ARGUMENT. */
+tileops_status tileops_set_log_sink(tileops_log_sink sink, void* user);
+#define TILEOPS_LOG_OFF 5 /* a log level that lets no record through */
+/* Records below `level` (TILEOPS_LOG_TRACE .. TILEOPS_LOG_OFF) are dropped. */
+tileops_status tileops_set_log_level(int32_t level);
+int32_t tileops_log_level(void);
+
 /* ---- plugins ---- */
 tileops_status tileops_load_plugins(void);
 size_t tileops_load_failure_count(void);

@@ -4,6 +4,7 @@
 #include <tileops/device.hpp>
 #include <tileops/dtype.hpp>
 #include <tileops/errors.hpp>
+#include <tileops/log.hpp>
 #include <tileops/op.hpp>
 #include <tileops/ops/all.hpp>  // typed op classes, generated from the specs
 #include <tileops/params.hpp>

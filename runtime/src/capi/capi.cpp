@@ -5,6 +5,7 @@
 
 #include <tileops/backend.hpp>
 #include <tileops/errors.hpp>
+#include <tileops/log.hpp>
 #include <tileops/op.hpp>
 #include <tileops/stream.hpp>
 #include <tileops/tileops.h>
@@ -157,6 +158,22 @@ extern "C" {
 
 const char* tileops_last_error(void) { return last_error.c_str(); }
 const char* tileops_last_error_kind(void) { return last_kind.c_str(); }
+
+tileops_status tileops_set_log_sink(tileops_log_sink sink, void* user) {
+  return guarded([&] {
+    if (!sink) return tileops::set_log_sink({});
+    tileops::set_log_sink([sink, user](tileops::LogLevel level, std::string_view message) {
+      const std::string terminated(message);  // records are rare; the C sink needs a NUL
+      sink(user, static_cast<int32_t>(level), terminated.c_str());
+    });
+  });
+}
+
+tileops_status tileops_set_log_level(int32_t level) {
+  return guarded([&] { tileops::set_log_level(static_cast<tileops::LogLevel>(level)); });
+}
+
+int32_t tileops_log_level(void) { return static_cast<int32_t>(tileops::log_level()); }
 
 tileops_status tileops_load_plugins(void) {
   return guarded([] { tileops::load_plugins(); });

@@ -1,6 +1,7 @@
 #pragma once
-// The `tileops` spdlog logger; level from TILEOPS_LOG_LEVEL (trace, debug, info,
-// warn, error, off; default warn).
+// The `tileops` spdlog logger, which the runtime and the plugins' host API log through;
+// its records go where tileops/log.hpp's set_log_sink says (stderr by default), from
+// the level TILEOPS_LOG_LEVEL names (trace, debug, info, warn, error, off; default warn).
 #include <spdlog/logger.h>
 
 namespace tileops::detail {
