@@ -1,5 +1,6 @@
 // The CUDA plugin's host side on a machine without a GPU, over the fake driver
-// (fake_driver/, found through LD_LIBRARY_PATH): the device it sets up, an op's kernel
+// (fake_driver/, found through LD_LIBRARY_PATH): the device it sets up, a kernel cache
+// that cannot be written (a warning, once), an op's kernel
 // compiled once and launched on the caller's current stream (and, after a warm-up call,
 // captured without compiling, loading or synchronizing), the caching allocator
 // (reuse by stream and size class, capture and large blocks bypassing it, kept blocks
@@ -20,6 +21,11 @@
 #include <doctest/doctest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include <map>
 #include <numeric>
@@ -76,6 +82,36 @@ TEST_CASE("the plugin sets up the fake device and reports it") {
   // cuda:1 does not exist on a one-device driver
   CHECK_THROWS_WITH_AS(Tensor::empty({4}, dtypes::float32, Device("cuda", 1)),
                        "device cuda:1 does not exist: 1 device(s) of type 'cuda'", ValueError);
+}
+
+TEST_CASE("a kernel cache that cannot be written warns once, naming why; the calls go on") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  // A cache directory under a regular file cannot be made. Kept first in this file: its
+  // programs must not have been built by an earlier case (checked below).
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("tileops-cache-file-" + std::to_string(getpid()));
+  std::ofstream(file) << "not a directory";
+  const std::string saved = std::getenv("TILEOPS_CACHE_DIR") ? std::getenv("TILEOPS_CACHE_DIR") : "";
+  setenv("TILEOPS_CACHE_DIR", file.c_str(), 1);
+  std::vector<std::string> warnings;
+  set_log_level(LogLevel::warn);
+  set_log_sink([&](LogLevel level, std::string_view message) {
+    if (level == LogLevel::warn) warnings.emplace_back(message);
+  });
+  const auto before = f.counts();
+  Tensor x = Tensor::empty({3, 40}, dtypes::float16, kCuda0);
+  CHECK_NOTHROW(Op("SigmoidFwdOp")({x}));
+  CHECK_NOTHROW(Op("ReluFwdOp")({x}));
+  const auto after = f.counts();
+  set_log_sink({});
+  set_log_level(LogLevel::off);
+  saved.empty() ? unsetenv("TILEOPS_CACHE_DIR") : setenv("TILEOPS_CACHE_DIR", saved.c_str(), 1);
+  std::filesystem::remove(file);
+  REQUIRE_MESSAGE(after.module_loads >= before.module_loads + 2, "both programs were built by an earlier case");
+  CHECK(after.launches == before.launches + 2);
+  CHECK(warnings == std::vector<std::string>{"CUDA kernel cache not written: cannot create " + file.string() +
+                                             "/cuda: Not a directory"});
 }
 
 TEST_CASE("an op's kernel is compiled and loaded once, then launched on the caller's current stream") {
