@@ -1,5 +1,5 @@
-/* A C99 application of the C API: plugin failures, an op created and called on
- * caller memory, errors read back. Exits non-zero on the first broken expectation. */
+/* A C99 application of the C API: the runtime's version, plugin failures, an op created
+ * and called on caller memory, errors read back. Exits non-zero on the first broken expectation. */
 #include "expect.h"
 
 #include <tileops/tileops.h>
@@ -127,6 +127,8 @@ static int errors(void) {
 }
 
 int main(void) {
+  EXPECT(strcmp(tileops_version(), TILEOPS_EXPECTED_VERSION) == 0);
+  EXPECT(tileops_abi_version() == TILEOPS_ABI_VERSION);
   EXPECT(tileops_load_plugins() == TILEOPS_OK);
   EXPECT(tileops_load_failure_count() == 0);
   if (rms_norm_on_caller_memory() != 0) return 1;

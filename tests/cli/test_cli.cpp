@@ -213,14 +213,22 @@ TEST_CASE("tileops targets of an op the manifest does not name fails and says so
   CHECK(r.out == "ValueError: unknown op 'RMSNormFwdOpp'; did you mean RMSNormFwdOp, GroupNormFwdOp, BmmFwdOp?\n");
 }
 
-// ---- doctor ----------------------------------------------------------------------------
+// ---- version and doctor ----------------------------------------------------------------
 
-TEST_CASE("tileops doctor: the plugin directories in search order, what loaded, ABI 1.0") {
+const std::string kVersionLine = std::string("tileops ") + TILEOPS_CLI_VERSION + " (plugin ABI 1.0)";
+
+TEST_CASE("tileops --version: the runtime's version and plugin ABI") {
+  auto r = tileops("--version", kVendor);
+  CHECK(r.status == 0);
+  CHECK(r.out == kVersionLine + "\n");
+}
+
+TEST_CASE("tileops doctor: the runtime's version, the plugin directories in search order, what loaded") {
   const std::string missing = "/nonexistent/tileops-plugins";
   auto r = tileops("doctor", kVendor + ":" + missing);
   INFO(r.out);
   CHECK(r.status == 0);
-  CHECK(r.out.rfind("tileops ABI 1.0\n", 0) == 0);
+  CHECK(r.out.rfind(kVersionLine + "\n", 0) == 0);
   const std::string dirs = "plugin directories, in search order:\n  " + std::string(TILEOPS_CLI_LIB_DIR) + "\n  " +
                            kVendor + "\n  " + missing + "  (missing)\n  " + TILEOPS_CLI_PLUGIN_DIR + "\n";
   CHECK(contains(r.out, dirs));

@@ -1,9 +1,8 @@
 // tileops doctor: where plugins are searched, what loaded, whether the CUDA driver
-// and NVRTC can be opened (and why not), the ABI version.
+// and NVRTC can be opened (and why not), the runtime's version and plugin ABI.
 #include "commands.hpp"
 #include "output.hpp"
 
-#include <tileops/abi.h>
 #include <tileops/backend.hpp>
 #include <tileops/cuda/driver_probe.hpp>
 
@@ -15,7 +14,7 @@ namespace tileops::cli {
 void add_doctor_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("doctor", "Check the installation: plugin directories, CUDA, ABI");
   cmd->callback([] {
-    std::cout << "tileops ABI " << abi_text(TILEOPS_ABI_VERSION) << "\n\nplugin directories, in search order:\n";
+    std::cout << version_text() << "\n\nplugin directories, in search order:\n";
     for (const auto& dir : plugin_search_path())
       std::cout << "  " << dir << (std::filesystem::is_directory(dir) ? "" : "  (missing)") << "\n";
     auto list = plugins();

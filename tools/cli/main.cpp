@@ -1,6 +1,7 @@
 // tileops: inspect plugins and load failures, validate the manifest, run and
 // benchmark ops.
 #include "commands.hpp"
+#include "output.hpp"
 
 #include <tileops/errors.hpp>
 
@@ -9,6 +10,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"tileops: a host runtime for tensor operators"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", tileops::cli::version_text);
   tileops::cli::add_plugins_command(app);
   tileops::cli::add_failures_command(app);
   tileops::cli::add_targets_command(app);

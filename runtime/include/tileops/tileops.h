@@ -30,6 +30,12 @@ const char* tileops_last_error(void);
  * "UnknownTargetError", "AmbiguousTargetError", "BackendError", or "" if none. */
 const char* tileops_last_error_kind(void);
 
+/* ---- version (tileops/version.hpp) ---- */
+/* The libtileops this process runs ("major.minor.patch"), which may be newer than the
+ * headers the application was built with; its plugin ABI, (major << 16) | minor. */
+const char* tileops_version(void);
+uint32_t tileops_abi_version(void);
+
 /* ---- logging (tileops/log.hpp) ---- */
 /* The runtime's warnings and every plugin's records, by default written to stderr from
  * the level TILEOPS_LOG_LEVEL names. A sink receives each record at or above the log

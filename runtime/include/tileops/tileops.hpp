@@ -10,3 +10,4 @@
 #include <tileops/params.hpp>
 #include <tileops/stream.hpp>
 #include <tileops/tensor.hpp>
+#include <tileops/version.hpp>

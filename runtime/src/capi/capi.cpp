@@ -6,6 +6,7 @@
 #include <tileops/backend.hpp>
 #include <tileops/errors.hpp>
 #include <tileops/log.hpp>
+#include <tileops/version.hpp>
 #include <tileops/op.hpp>
 #include <tileops/stream.hpp>
 #include <tileops/tileops.h>
@@ -158,6 +159,10 @@ extern "C" {
 
 const char* tileops_last_error(void) { return last_error.c_str(); }
 const char* tileops_last_error_kind(void) { return last_kind.c_str(); }
+
+const char* tileops_version(void) { return tileops::version_string(); }
+
+uint32_t tileops_abi_version(void) { return tileops::abi_version(); }
 
 tileops_status tileops_set_log_sink(tileops_log_sink sink, void* user) {
   return guarded([&] {
