@@ -14,6 +14,12 @@
 # libraries. `scripts/gpu_bundle.sh --base REV [--variant NAME=REV]...` makes them all:
 # .bundle, .bundle/base and .bundle/variants/NAME.
 #
+# AB_SECONDS=N fits the rounds into N seconds, for a call under a device-time limit: a
+# round is started only when the last one's length says it ends in time (the first
+# always is, each of its runs limited to what is left), and the rounds done are
+# compared. The candidate may be any build: put its directory first on LD_LIBRARY_PATH
+# (VARIANTS_DIR=/nonexistent to time it against the base alone).
+#
 # AB_BENCH=bench_cuda times with bench_cuda instead (CUDA events, L2 flushed, the
 # workload rows; the arguments are bench_cuda's, e.g. --filter TEXT --reps 30; its JIT
 # table is left out).
@@ -38,6 +44,13 @@ for dir in "${VARIANTS_DIR:-$base/../variants}"/*/; do
   [ -f "$dir/libtileops_builtin_cuda.so" ] && variants+=("$(cd "$dir" && pwd)")
 done
 
+start=$SECONDS
+# Seconds a run may take: what is left of AB_SECONDS, else 600.
+run_limit() {
+  local left=$((${AB_SECONDS:-600} - (SECONDS - start)))
+  echo $((left < 1 ? 1 : left > 600 ? 600 : left))
+}
+
 # One timed run as $out/NAME.csv (and NAME.log), with the libraries found first on
 # LD_LIBRARY_PATH.
 bench_run() {
@@ -45,20 +58,27 @@ bench_run() {
   shift
   if [ "${AB_BENCH:-tileops}" = bench_cuda ]; then
     mkdir -p "$out/$name.d"
-    gpu_step "$name" 600 bench_cuda "$@" --jit-builds 0 --out "$out/$name.d"
+    gpu_step "$name" "$(run_limit)" bench_cuda "$@" --jit-builds 0 --out "$out/$name.d"
     cp "$out/$name.d/bench_cuda.csv" "$out/$name.csv" 2>/dev/null
     rm -rf "$out/$name.d"
   else
-    gpu_step "$name" 600 tileops bench "$@" --csv "$out/$name.csv"
+    gpu_step "$name" "$(run_limit)" tileops bench "$@" --csv "$out/$name.csv"
   fi
 }
 
+last_round=0
 for ((k = 1; k <= rounds; ++k)); do
+  if [ -n "${AB_SECONDS:-}" ] && [ $k -gt 1 ] && [ $((SECONDS - start + last_round)) -gt "$AB_SECONDS" ]; then
+    echo "== rounds $k to $rounds not started: a round takes ${last_round} s, AB_SECONDS=$AB_SECONDS"
+    break
+  fi
+  round_start=$SECONDS
   bench_run "candidate-$k" "$@"
   for dir in ${variants[@]+"${variants[@]}"}; do
     LD_LIBRARY_PATH="$dir:$LD_LIBRARY_PATH" bench_run "variant-$(basename "$dir")-$k" "$@"
   done
   LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" bench_run "base-$k" "$@"
+  last_round=$((SECONDS - round_start))
 done
 python3 "$bench_dir/ab_compare.py" "$out" | tee "$out/ab.md"
 gpu_run_pack ab.md
