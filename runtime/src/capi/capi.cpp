@@ -6,10 +6,10 @@
 #include <tileops/backend.hpp>
 #include <tileops/errors.hpp>
 #include <tileops/log.hpp>
-#include <tileops/version.hpp>
 #include <tileops/op.hpp>
 #include <tileops/stream.hpp>
 #include <tileops/tileops.h>
+#include <tileops/version.hpp>
 
 #include <boost/container/small_vector.hpp>
 
