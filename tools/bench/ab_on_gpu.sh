@@ -45,9 +45,10 @@ for dir in "${VARIANTS_DIR:-$base/../variants}"/*/; do
 done
 
 start=$SECONDS
-# Seconds a run may take: what is left of AB_SECONDS, else 600.
+# Seconds a run may take: 600, or what is left of AB_SECONDS if less.
 run_limit() {
-  local left=$((${AB_SECONDS:-600} - (SECONDS - start)))
+  [ -n "${AB_SECONDS:-}" ] || { echo 600; return; }
+  local left=$((AB_SECONDS - (SECONDS - start)))
   echo $((left < 1 ? 1 : left > 600 ? 600 : left))
 }
 

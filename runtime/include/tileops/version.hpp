@@ -5,11 +5,6 @@
 
 namespace tileops {
 
-struct Version {
-  int major, minor, patch;
-};
-
-Version version();
 // "major.minor.patch".
 const char* version_string();
 // TILEOPS_ABI_VERSION of the runtime's build, (major << 16) | minor: it loads the

@@ -252,11 +252,8 @@ void error_set(tileops_error* err, tileops_status status, const char* message) {
 }
 
 void log_message(int32_t level, const char* message) {
-  static constexpr spdlog::level::level_enum kLevels[] = {
-      spdlog::level::trace, spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
-      spdlog::level::err};
-  auto l = (level >= 0 && level <= 4) ? kLevels[level] : spdlog::level::info;
-  logger().log(l, "{}", message ? message : "");
+  const bool known = level >= TILEOPS_LOG_TRACE && level <= TILEOPS_LOG_ERROR;
+  logger().log(known ? spdlog_level(static_cast<LogLevel>(level)) : spdlog::level::info, "{}", message ? message : "");
 }
 
 }  // namespace

@@ -108,6 +108,11 @@ Logging& logging() {
 
 spdlog::logger& logger() { return logging().logger; }
 
+spdlog::level::level_enum spdlog_level(LogLevel level) {
+  // trace .. error are spdlog's levels' values; off is past its critical.
+  return level == LogLevel::off ? spdlog::level::off : static_cast<spdlog::level::level_enum>(level);
+}
+
 }  // namespace tileops::detail
 
 namespace tileops {
@@ -118,9 +123,7 @@ void set_log_level(LogLevel level) {
   const int value = static_cast<int>(level);
   if (value < static_cast<int>(LogLevel::trace) || value > static_cast<int>(LogLevel::off))
     throw ValueError("log level " + std::to_string(value) + " is not one of 0 (trace) to 5 (off)");
-  // LogLevel's trace .. error are spdlog's levels' values; off is past its critical.
-  detail::logger().set_level(level == LogLevel::off ? spdlog::level::off
-                                                    : static_cast<spdlog::level::level_enum>(value));
+  detail::logger().set_level(detail::spdlog_level(level));
 }
 
 LogLevel log_level() { return detail::level_of(detail::logger().level()); }
