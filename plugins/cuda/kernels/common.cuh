@@ -491,6 +491,18 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
 }
+// The two halves of cluster_sync, for work between them: each thread arrives once, then
+// waits once before it arrives again (and before it exits).
+__device__ __forceinline__ void cluster_arrive() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
 // Reads `*p` (an address in this CTA's shared memory) from CTA `rank` of the cluster.
 template <class A>
 __device__ __forceinline__ A dsmem_load(const A* p, u32 rank) {
@@ -552,62 +564,146 @@ __device__ __forceinline__ void mbarrier_wait(u64* bar, u32 parity) {
         : "memory");
 #endif
 }
-// Writes (a, b) to CTA `rank`'s copy of *p (8-byte aligned, in shared memory), landing as
-// 8 bytes on its copy of `bar`: no fence and no cluster barrier between writer and reader.
-__device__ __forceinline__ void st_async_pair(float* p, float a, float b, u64* bar, u32 rank) {
+// Writes v (4 or 8 bytes, aligned to its size) to CTA `rank`'s copy of *p in shared
+// memory, landing as sizeof(A) bytes on its copy of `bar`: no fence and no cluster
+// barrier between writer and reader.
+template <class A>
+__device__ __forceinline__ void st_async(A* p, const A& v, u64* bar, u32 rank) {
+  static_assert(sizeof(A) == 4 || sizeof(A) == 8, "one or two words");
 #if __CUDA_ARCH__ >= 900
+  struct Words {
+    u32 w[sizeof(A) / 4];
+  };
+  const Words w = __builtin_bit_cast(Words, v);
   u32 dst, remote_bar;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(smem_addr(p)), "r"(rank));
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(dst), "f"(a),
-               "f"(b), "r"(remote_bar)
-               : "memory");
+  if constexpr (sizeof(A) == 4)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(w.w[0]),
+                 "r"(remote_bar)
+                 : "memory");
+  else
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];" ::"r"(dst),
+                 "r"(w.w[0]), "r"(w.w[1]), "r"(remote_bar)
+                 : "memory");
 #endif
 }
+
+// The totals of one reduction of a cluster's CTAs, exchanged without a cluster barrier
+// and without remote reads: every CTA st.asyncs its total into every CTA's inbox and
+// waits on its own `landed` for all of them. cluster_sync's release is a MEMBAR.ALL.GPU
+// (plugins/cuda/README.md): in a sweep of rows it waited, every row, for the last row's
+// stores still in flight and then for the slowest CTA. A CTA leaves once its own inbox
+// is full, as no peer reads it. The n-th use of an inbox (from 0) combines with parity
+// n & 1; a use may begin only after every CTA has combined the one before it, which
+// kernels that sweep rows get from two inboxes alternating by row: a peer sends row n + 2
+// only after this CTA's total of row n + 1, sent after it read row n.
+template <class A, int CLUSTER>
+struct ClusterInbox {
+  alignas(8) A total[CLUSTER];  // by rank: st.async's pairs of words want 8-byte alignment
+  u64 landed;
+
+  // Thread 0, before the cluster barrier that opens the exchange (RowGroup's constructor).
+  __device__ __forceinline__ void init() { mbarrier_init(&landed, 1); }
+
+  // The CTA's total v, held by its first CLUSTER threads at least: thread r sends it to
+  // rank r, and thread 0 arrives for the CTA, expecting every rank's.
+  __device__ __forceinline__ void send(const A& v, u32 rank) {
+    if (threadIdx.x == 0) mbarrier_expect_tx(&landed, u32(CLUSTER * sizeof(A)));
+    if (threadIdx.x < CLUSTER) st_async(&total[rank], v, &landed, threadIdx.x);
+  }
+
+  // Every rank's total combined in rank order, so that all CTAs agree bit for bit.
+  template <class Op>
+  __device__ __forceinline__ A combine(Op op, u32 use) {
+    mbarrier_wait(&landed, use & 1);
+    A v = total[0];
+#pragma unroll
+    for (int r = 1; r < CLUSTER; ++r) v = op(v, total[r]);
+    return v;
+  }
+};
+template <class A>
+struct ClusterInbox<A, 1> {  // a CTA alone: nothing to exchange
+  __device__ __forceinline__ void init() {}
+};
 
 // The threads that work on one row: TPR threads (a power of two) per row, RPC rows per
 // CTA, and CLUSTER CTAs per row (then RPC is 1). Reductions return the row's total to
 // every thread of the group. Every thread of the CTA must call each reduction (no early
-// return before one); `buf` is a distinct __shared__ array of kBuf values per call.
+// return before one); `buf` is a distinct __shared__ array of kBuf values per call. A
+// cluster's reductions also each take a ClusterInbox, every one of which is passed to
+// the constructor, and the kernel ends with finish().
 template <int TPR, int RPC, int CLUSTER>
 struct RowGroup {
   static_assert(TPR >= 1 && (TPR & (TPR - 1)) == 0, "threads per row is a power of two");
   static_assert(CLUSTER == 1 || RPC == 1, "a cluster works on one row");
+  // An inbox's next use waits for this CTA's threads to have read the last (ClusterInbox):
+  // the CTA barrier in warp_totals orders them.
+  static_assert(CLUSTER == 1 || TPR > 32, "a cluster's CTAs span several warps");
   enum : int {
     kThreads = TPR * RPC,
     kWarpsPerRow = TPR > 32 ? TPR / 32 : 1,
-    kBuf = RPC * kWarpsPerRow + 1,  // + the CTA total for the cluster
-    kWidth = TPR < 32 ? TPR : 32,   // lanes of a warp on one row
+    kBuf = RPC * kWarpsPerRow,
+    kWidth = TPR < 32 ? TPR : 32,  // lanes of a warp on one row
   };
 
   u32 lane;  // thread within the row group
   u32 slot;  // row group within the CTA
   u32 rank;  // CTA within the cluster
   i64 row;
+  mutable bool opened;  // this thread has waited for the cluster barrier that opens the inboxes
 
-  __device__ __forceinline__ RowGroup() {
+  // Thread 0 initialises the inboxes; every thread arrives at the cluster barrier that
+  // makes them ready, and waits for it only before its first send, so that the row's
+  // loads start at once.
+  template <class... Inboxes>
+  __device__ __forceinline__ explicit RowGroup(Inboxes&... inboxes) {
     lane = threadIdx.x % TPR;
     slot = threadIdx.x / TPR;
     rank = CLUSTER > 1 ? cluster_rank() : 0;
     row = i64(blockIdx.x / CLUSTER) * RPC + slot;
+    opened = CLUSTER == 1;
+    if constexpr (CLUSTER > 1) {
+      static_assert(sizeof...(Inboxes) > 0, "a cluster's reductions go through inboxes");
+      if (threadIdx.x == 0) {
+        (inboxes.init(), ...);
+        mbarrier_init_fence();
+      }
+      cluster_arrive();
+    }
   }
 
+  // The row's total within one CTA.
   template <class A, class Op>
   __device__ __forceinline__ A reduce(A v, Op op, A* buf) const {
+    static_assert(CLUSTER == 1, "a cluster's rows reduce through an inbox");
+    return cta_reduce(v, op, buf);
+  }
+
+  // The row's total over the cluster; `use` counts the inbox's uses from 0.
+  template <class A, class Op>
+  __device__ __forceinline__ A reduce(A v, Op op, A* buf, ClusterInbox<A, CLUSTER>& inbox, u32 use) const {
+    v = cta_reduce(v, op, buf);
+    if constexpr (CLUSTER > 1) {
+      open();
+      inbox.send(v, rank);
+      v = inbox.combine(op, use);
+    }
+    return v;
+  }
+
+  // A thread that arrived at the opening barrier waits for it before it exits (a row
+  // group without rows never sent).
+  __device__ __forceinline__ void finish() const { open(); }
+
+  template <class A, class Op>
+  __device__ __forceinline__ A cta_reduce(A v, Op op, A* buf) const {
     v = warp_totals(v, op, buf);
     if constexpr (TPR > 32) {
       v = buf[slot * kWarpsPerRow];
 #pragma unroll
       for (int w = 1; w < kWarpsPerRow; ++w) v = op(v, buf[slot * kWarpsPerRow + w]);
-    }
-    if constexpr (CLUSTER > 1) {
-      A* total = buf + RPC * kWarpsPerRow;
-      if (threadIdx.x == 0) *total = v;
-      cluster_sync();
-      // Every CTA combines the totals in rank order, so all agree bit for bit.
-      v = dsmem_load(total, 0);
-#pragma unroll
-      for (int r = 1; r < CLUSTER; ++r) v = op(v, dsmem_load(total, u32(r)));
     }
     return v;
   }
@@ -639,9 +735,12 @@ struct RowGroup {
     return v;
   }
 
-  // Keeps this CTA's shared memory alive until every CTA of the cluster has read it.
-  __device__ __forceinline__ void finish() const {
-    if constexpr (CLUSTER > 1) cluster_sync();
+ private:
+  __device__ __forceinline__ void open() const {
+    if (!opened) {
+      cluster_wait();
+      opened = true;
+    }
   }
 };
 

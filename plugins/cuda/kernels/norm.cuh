@@ -156,7 +156,8 @@ template <class T, int KIND, int AFFINE, int V, int ITEMS, int TPR, int RPC, int
 __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC, CLUSTER>::value)) norm_reg(const NormParams p) {
   typedef RowGroup<TPR, RPC, CLUSTER> Group;
   __shared__ Sum2 buf[Group::kBuf];
-  const Group g;
+  __shared__ ClusterInbox<Sum2, CLUSTER> inbox;
+  const Group g(inbox);
   const bool active = g.row < p.rows;
   const i64 nvec = p.cols / V;
   const i32 c0 = KIND == kGroup ? first_channel(p, g.row) : 0;
@@ -180,7 +181,7 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
     for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[i].get_float(k), shift);
   }
   float mean, scale;
-  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
+  finish_stats<KIND>(g.reduce(acc, SumOp(), buf, inbox, 0), shift, float(p.cols), p.eps, mean, scale);
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
@@ -203,8 +204,10 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   extern __shared__ __align__(16) u32 slices[];
   __shared__ u64 bars[PIECES];
-  __shared__ Sum2 buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
-  const Group g;
+  // By row parity: a CTA's threads may still read the last row's while the first go on.
+  __shared__ Sum2 buf[2][Group::kBuf];
+  __shared__ ClusterInbox<Sum2, CLUSTER> inbox[2];
+  const Group g(inbox[0], inbox[1]);
   constexpr bool kRolledWalks = true;  // a quarter off the first build (slice.cuh)
   const SlicedRows<T, CLUSTER, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, g.rank, slices, bars,
                                                                   REGS * TPR);
@@ -222,7 +225,7 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
     held.each(add);
     sweep.each(n, g.lane, add);
     float mean, scale;
-    finish_stats<KIND>(g.reduce(acc, SumOp(), buf[n & 1]), shift, float(p.cols), p.eps, mean, scale);
+    finish_stats<KIND>(g.reduce(acc, SumOp(), buf[n & 1], inbox[n & 1], n >> 1), shift, float(p.cols), p.eps, mean, scale);
     const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
     T* y = static_cast<T*>(p.y) + row * p.cols;
     const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
@@ -241,7 +244,8 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   constexpr int U = 4;  // vectors in flight per thread
   __shared__ Sum2 buf[Group::kBuf];
-  const Group g;
+  __shared__ ClusterInbox<Sum2, CLUSTER> inbox;
+  const Group g(inbox);
   const i64 row = g.row;  // the grid has exactly one row group per row
   const i64 nvec = p.cols / V;
   const i64 per_cta = (nvec + CLUSTER - 1) / CLUSTER;
@@ -264,7 +268,7 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
     }
   }
   float mean, scale;
-  finish_stats<KIND>(g.reduce(acc, SumOp(), buf), shift, float(p.cols), p.eps, mean, scale);
+  finish_stats<KIND>(g.reduce(acc, SumOp(), buf, inbox, 0), shift, float(p.cols), p.eps, mean, scale);
   const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
   // The fused add reads back the sums it stored: same thread, same addresses.
   const T* src = static_cast<const T*>(KIND == kFusedAddRms ? p.residual : p.x) + base;

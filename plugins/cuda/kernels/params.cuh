@@ -12,6 +12,10 @@ namespace tileops_cuda {
 // coalescing (what the host merges into fewer dims never reaches a kernel).
 #define TILEOPS_CUDA_MAX_DIMS 8
 
+// The most CTAs a cluster the host launches has (the portable cluster size); kernels
+// whose CTAs send their totals to one another size their inboxes by it.
+#define TILEOPS_CUDA_MAX_CLUSTER 8
+
 // What a kernel template computes, as a template argument: the host picks it (ops/*.cpp)
 // and spells it into the kernel's name; one numbering for both compilers.
 enum Activation { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3, kSigmoid = 4 };

@@ -74,7 +74,8 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
   typedef RowGroup<TPR, RPC, CLUSTER> Group;
   __shared__ float buf0[Group::kBuf];
   __shared__ float buf1[Group::kBuf];
-  const Group g;
+  __shared__ ClusterInbox<float, CLUSTER> inbox0, inbox1;
+  const Group g(inbox0, inbox1);
   const bool active = g.row < p.outer;
   const i64 nvec = p.len / V;
   const T* x = static_cast<const T*>(p.x) + g.row * p.len;
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
     if (ok[i])
 #pragma unroll
       for (int k = 0; k < V; ++k) m = fmaxf(m, v[i].get_float(k));
-  m = g.reduce(m, MaxOp(), buf0);
+  m = g.reduce(m, MaxOp(), buf0, inbox0, 0);
   const float ml = m * kLog2e;
   float s = 0.f;
 #pragma unroll
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(TPR* RPC, 1) softmax_reg(const SoftmaxParams p
     if (ok[i])
 #pragma unroll
       for (int k = 0; k < V; ++k) s += exp_minus<T>(v[i].get_float(k), m, ml);
-  s = g.reduce(s, SumOp(), buf1);
+  s = g.reduce(s, SumOp(), buf1, inbox1, 0);
   const auto out_of = SoftmaxOut<T, LOG>::of_sum(m, s);
   T* y = static_cast<T*>(p.y) + g.row * p.len;
 #pragma unroll
@@ -153,8 +154,10 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) softmax_smem(const 
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   extern __shared__ __align__(16) u32 slices[];
   __shared__ u64 bars[PIECES];
-  __shared__ MaxSum buf[2][Group::kBuf];  // by row parity: a cluster peer may still read the last row's
-  const Group g;
+  // By row parity: a CTA's threads may still read the last row's while the first go on.
+  __shared__ MaxSum buf[2][Group::kBuf];
+  __shared__ ClusterInbox<MaxSum, CLUSTER> inbox[2];
+  const Group g(inbox[0], inbox[1]);
   const SlicedRows<T, CLUSTER, 1, PIECES, TPR> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
   const SliceRange<CLUSTER>& r = sweep.range;
   HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
@@ -179,7 +182,7 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) softmax_smem(const 
     held.each(add);
     sweep.each_again(n, g.lane, add);
     const MaxSum acc = {m, sum};
-    const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1]);
+    const MaxSum tot = g.reduce(acc, MaxSumOp(), buf[n & 1], inbox[n & 1], n >> 1);
     const auto out_of = SoftmaxOut<T, LOG>::of_sum(tot.m, tot.s);
     T* y = static_cast<T*>(p.y) + first;
     const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
@@ -198,7 +201,8 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
   typedef RowGroup<TPR, 1, CLUSTER> Group;
   constexpr int U = 4;  // vectors in flight per thread
   __shared__ MaxSum buf[Group::kBuf];
-  const Group g;
+  __shared__ ClusterInbox<MaxSum, CLUSTER> inbox;
+  const Group g(inbox);
   const i64 nvec = p.len / V;
   const i64 per_cta = (nvec + CLUSTER - 1) / CLUSTER;
   const i64 begin = i64(g.rank) * per_cta;
@@ -219,7 +223,7 @@ __global__ void __launch_bounds__(TPR) softmax_loop(const SoftmaxParams p) {
       acc.add<V>(f);
     }
   }
-  const MaxSum tot = g.reduce(acc, MaxSumOp(), buf);
+  const MaxSum tot = g.reduce(acc, MaxSumOp(), buf, inbox, 0);
   const auto out_of = SoftmaxOut<T, LOG>::of_sum(tot.m, tot.s);
   T* y = static_cast<T*>(p.y) + g.row * p.len;
   for (i64 i0 = begin + g.lane; i0 < end; i0 += i64(TPR) * U) {
@@ -257,14 +261,14 @@ __device__ __forceinline__ MaxSum combine_shares(const MaxSum* a, int n, int str
 template <class T, int LOG, int TPR>
 __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   constexpr int kRowBytes = 64, COLS = kRowBytes / int(sizeof(T)), V = 16 / int(sizeof(T));
-  constexpr int kWarps = TPR / 32, kRowStep = TPR / 4, kMaxCluster = 8;
+  constexpr int kWarps = TPR / 32, kRowStep = TPR / 4;
   static_assert(TPR % 32 == 0, "whole warps");
   extern __shared__ __align__(16) u32 slice[];
   __shared__ MaxSum part[kWarps][COLS];
   // Every CTA of the cluster sends its (max, sum) of each column to every CTA's inbox
   // (st.async, landing on `landed`): no fence and no cluster barrier after the passes,
   // so a CTA leaves without waiting for its stores to drain.
-  __shared__ __align__(8) MaxSum inbox[kMaxCluster][COLS];
+  __shared__ __align__(8) MaxSum inbox[TILEOPS_CUDA_MAX_CLUSTER][COLS];
   __shared__ u64 landed;
   __shared__ SoftmaxOut<T, LOG> outs[COLS];  // each column's output rule
   const u32 ranks = cluster_size(), rank = cluster_rank();
@@ -280,7 +284,8 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     mbarrier_init_fence();
     mbarrier_expect_tx(&landed, ranks * COLS * u32(sizeof(MaxSum)));
   }
-  if (ranks > 1) cluster_sync();  // every inbox is ready before anyone sends
+  // Every inbox is ready before anyone sends; the copies start before the wait.
+  if (ranks > 1) cluster_arrive();
   // This thread's piece of row `begin` of the strip.
   const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS + piece * V;
   // Running pointers to this thread's rows: one 64-bit add a row, not a multiplication.
@@ -325,11 +330,12 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     for (int offset = 4; offset < 32; offset *= 2) sw += shfl_xor(sw, offset);
     if (lane < 4) part[warp][piece * V + k] = {mw, sw};
   }
+  if (ranks > 1) cluster_wait();
   __syncthreads();
   if (threadIdx.x < COLS) {
     MaxSum t = combine_shares(&part[0][threadIdx.x], kWarps, COLS);
     if (ranks > 1) {
-      for (u32 r = 0; r < ranks; ++r) st_async_pair(&inbox[rank][threadIdx.x].m, t.m, t.s, &landed, r);
+      for (u32 r = 0; r < ranks; ++r) st_async(&inbox[rank][threadIdx.x], t, &landed, r);
       mbarrier_wait(&landed, 0);
       t = combine_shares(&inbox[0][threadIdx.x], int(ranks), COLS);  // in rank order: the same in every CTA
     }

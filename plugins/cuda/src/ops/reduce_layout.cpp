@@ -98,7 +98,7 @@ int row_unroll(Elem e, int vec, bool split) {
 int col_cluster(const ReduceLayout& l, int vec, ColThreads col, int sm_count) {
   const int64_t tiles = l.outer * ceil_div(l.inner / vec, col.tx);
   int cluster = 1;
-  while (cluster < 8 && tiles * (2 * cluster) <= 2 * int64_t(sm_count)) cluster *= 2;
+  while (cluster < TILEOPS_CUDA_MAX_CLUSTER && tiles * (2 * cluster) <= 2 * int64_t(sm_count)) cluster *= 2;
   return cluster;
 }
 

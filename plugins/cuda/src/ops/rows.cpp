@@ -14,7 +14,7 @@ constexpr int kMaxBlockThreads = 512;
 // A cluster's CTAs stay small enough for several to share an SM, so one CTA's loads
 // overlap another's reduction.
 constexpr int kClusterThreads = 256;
-constexpr int kMaxCluster = 8;  // the portable cluster size
+constexpr int kMaxCluster = TILEOPS_CUDA_MAX_CLUSTER;
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
 constexpr int kQueueThreads = 256;  // the queue form: TILEOPS_CUDA_QUEUE_VECS / 256 vectors a thread
 // kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up

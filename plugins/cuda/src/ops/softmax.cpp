@@ -66,8 +66,8 @@ struct SoftmaxPlan {
 int strip_cluster(const Axis& a, int cols, const Call& call) {
   if (call.arch() < 90 || a.inner % cols != 0) return 0;
   const int64_t strips = a.outer * (a.inner / cols);
-  int cluster = int(clamp(pow2_ceil(ceil_div(a.size * kStripRowBytes, kStripSliceTarget)), 1, 8));
-  while (cluster < 8 && strips * cluster < 2 * int64_t(call.sm_count())) cluster *= 2;
+  int cluster = int(clamp(pow2_ceil(ceil_div(a.size * kStripRowBytes, kStripSliceTarget)), 1, TILEOPS_CUDA_MAX_CLUSTER));
+  while (cluster < TILEOPS_CUDA_MAX_CLUSTER && strips * cluster < 2 * int64_t(call.sm_count())) cluster *= 2;
   const int64_t slice = ceil_div(a.size, cluster) * kStripRowBytes;
   return slice <= call.smem_budget() - kStripStaticReserve ? cluster : 0;
 }
@@ -99,7 +99,8 @@ SoftmaxPlan plan(const Call& call, int log) {
   p.vec = a.inner % narrow == 0 ? narrow : 1;
   const int64_t tiles = std::max<int64_t>(1, a.outer * ceil_div(a.inner / p.vec, kTx));  // empty x: as for one
   // Split len over a cluster when the column tiles alone leave SMs idle.
-  if (p.arch >= 90) p.cluster = int(clamp(pow2_ceil(ceil_div(2 * int64_t(call.sm_count()), tiles)), 1, 8));
+  if (p.arch >= 90)
+    p.cluster = int(clamp(pow2_ceil(ceil_div(2 * int64_t(call.sm_count()), tiles)), 1, TILEOPS_CUDA_MAX_CLUSTER));
   return p;
 }
 
