@@ -503,6 +503,13 @@ __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
 }
+// Waits for this thread's loads and stores in flight to complete at gpu scope: what a
+// cluster barrier's release does (MEMBAR.ALL.GPU), without the barrier.
+__device__ __forceinline__ void drain_memory() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
 // Reads `*p` (an address in this CTA's shared memory) from CTA `rank` of the cluster.
 template <class A>
 __device__ __forceinline__ A dsmem_load(const A* p, u32 rank) {
