@@ -484,15 +484,10 @@ __device__ __forceinline__ u32 cluster_size() {
 #endif
   return n;
 }
-// A barrier over every thread of every CTA of the cluster; orders shared-memory writes
-// before it with distributed shared-memory reads after it.
-__device__ __forceinline__ void cluster_sync() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-#endif
-}
-// The two halves of cluster_sync, for work between them: each thread arrives once, then
-// waits once before it arrives again (and before it exits).
+// The two halves of a barrier over every thread of every CTA of the cluster, for work
+// between them: each thread arrives once, then waits once before it arrives again (and
+// before it exits). Shared-memory writes before the arrive are ordered with distributed
+// shared-memory reads after the wait.
 __device__ __forceinline__ void cluster_arrive() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
@@ -502,6 +497,11 @@ __device__ __forceinline__ void cluster_wait() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
+}
+// The whole barrier.
+__device__ __forceinline__ void cluster_sync() {
+  cluster_arrive();
+  cluster_wait();
 }
 // Waits for this thread's loads and stores in flight to complete at gpu scope: what a
 // cluster barrier's release does (MEMBAR.ALL.GPU), without the barrier.
@@ -600,7 +600,8 @@ __device__ __forceinline__ void st_async(A* p, const A& v, u64* bar, u32 rank) {
 // and without remote reads: every CTA st.asyncs its total into every CTA's inbox and
 // waits on its own `landed` for all of them. cluster_sync's release is a MEMBAR.ALL.GPU
 // (plugins/cuda/README.md): in a sweep of rows it waited, every row, for the last row's
-// stores still in flight and then for the slowest CTA. A CTA leaves once its own inbox
+// stores still in flight and then for the slowest CTA (softmax's sweep keeps the first
+// wait on purpose: drain_memory in softmax_smem). A CTA leaves once its own inbox
 // is full, as no peer reads it. The n-th use of an inbox (from 0) combines with parity
 // n & 1; a use may begin only after every CTA has combined the one before it, which
 // kernels that sweep rows get from two inboxes alternating by row: a peer sends row n + 2
