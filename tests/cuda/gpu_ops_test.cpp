@@ -189,16 +189,20 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
   check_against_cpu_ref("SoftmaxFwdOp", {param("dim", int64_t(0))}, {rand({128, 96}, dtypes::float16)}, "non-contiguous",
                         Device("cuda", 0), InputLayout::kNonContiguous);
   // Masked rows: -1e4 but for one 0 a row. A thread must sum exp(x - m) over the vectors
-  // whose maximum m it took, or a 0 it did not see overflows its sum. [200, 128256]
+  // whose maximum m it took, or a 0 it did not see overflows its sum; a thread whose held
+  // vectors are all -1e4 and whose slice holds the 0 sums again against it. [200, 128256]
   // sweeps in slices of two pieces, whose vectors fall to other threads than a walk of
-  // the whole slice would give them (the second piece starts 2004 vectors in).
-  const int64_t rows = 200, cols = 128256;
-  std::vector<double> masked(size_t(rows * cols), -1e4);
-  for (int64_t r = 0; r < rows; ++r) masked[size_t(r * cols + (r * 7919) % cols)] = 0.0;
-  for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
-    for (DType d : kFloats)
-      check_against_cpu_ref(op, {param("dim", int64_t(-1))}, {tensor_of({rows, cols}, d, masked)},
-                            describe({rows, cols}, d) + " masked");
+  // the whole slice would give them (the second piece starts 2004 vectors in); [64,
+  // 128256] takes a cluster a row, in one piece.
+  for (const int64_t rows : {200, 64}) {
+    const int64_t cols = 128256;
+    std::vector<double> masked(size_t(rows * cols), -1e4);
+    for (int64_t r = 0; r < rows; ++r) masked[size_t(r * cols + (r * 7919) % cols)] = 0.0;
+    for (const char* op : {"SoftmaxFwdOp", "LogSoftmaxFwdOp"})
+      for (DType d : kFloats)
+        check_against_cpu_ref(op, {param("dim", int64_t(-1))}, {tensor_of({rows, cols}, d, masked)},
+                              describe({rows, cols}, d) + " masked");
+  }
 }
 
 TILEOPS_GPU_TEST_CASE("sum, mean, amax over any axes") {

@@ -3,8 +3,9 @@
 //   softmax_reg   inner == 1, the row stays in registers (read once, written once); TPR
 //                 threads per row, RPC rows per CTA, or CLUSTER CTAs per row.
 //   softmax_smem  inner == 1, rows too long for registers (sm_90): CLUSTER CTAs hold the
-//                 row in shared memory (slice.cuh), read once; an online (max, sum)
-//                 pass and the write pass read shared memory. A cluster may sweep
+//                 row in shared memory (slice.cuh), read once; a (max, sum) pass as
+//                 the slice lands (against the maximum of the vectors a thread holds in
+//                 registers) and the write pass read shared memory. A cluster may sweep
 //                 several rows (the host's choice of grid).
 //   softmax_loop  inner == 1, any length: an online (max, sum) pass, then a write pass
 //                 (whose reads mostly hit L2); CLUSTER CTAs split long rows.
@@ -144,6 +145,10 @@ struct MaxSumOp {
   }
 };
 
+// How far past a thread's reference (the maximum of its held vectors) softmax_smem lets
+// a value go before it takes the sum again: terms of at most e^8, about 3000.
+constexpr float kSoftmaxSlack = 8.f;
+
 // Dynamic shared memory: this CTA's slice of a row. The grid's clusters sweep the rows
 // (a cluster per row, or fewer clusters each taking several rows in turn). Each thread
 // gathers a (max, sum) pair, so the cluster reduces once per row. REGS > 0: the first
@@ -164,24 +169,40 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) softmax_smem(const 
   held.fetch(sweep, 0);
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 first = sweep.rows.nth(n) * p.len + r.begin * V;  // the CTA's first element of the row
-    // The thread's own maximum first, piece by piece as they land, then its sum against
-    // it: no rescaling per vector, and the cluster still reduces once, combining (max,
-    // sum) pairs.
+    // A thread that holds vectors takes its sum in the same pass as its maximum, piece by
+    // piece as they land, against the maximum of its held vectors (a reference no vector
+    // passes by more than kSoftmaxSlack, or each term could overflow: then, rarely, the sum
+    // again against the thread's maximum); one without them takes its maximum, then its
+    // sum. Any pair (m, sum of exp(x - m)) combines and writes alike, and the cluster
+    // reduces once. Against a maximum pass then a sum pass, H100, 5 rounds: Softmax [64,
+    // 128256] 1.020-1.029, LogSoftmax [64, 152064] 1.018-1.022, the 16-bit sweeps of
+    // [2048, 128256] 1.003, its fp32 sweep 0.996 (docs/perf/session40.md, call 5).
     VecMax<T, V> mv;
-    const auto take_max = [&](const Vec<T, V>& v, int) { mv.take(v); };
-    held.each(take_max);
-    sweep.each(n, g.lane, take_max);
-    const float m = mv.fold();
-    const float base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
-    const float based = base * kLog2e;
-    float sum = 0.f;
+    float ref, base, based, sum = 0.f;
+    const auto rebase = [&](float m) {
+      ref = m;
+      base = m == neg_inf() ? 0.f : m;  // a share of only -inf sums to 0, not NaN
+      based = base * kLog2e;
+    };
     const auto add = [&](const Vec<T, V>& v, int) {
 #pragma unroll
       for (int k = 0; k < V; ++k) sum += exp_minus<T>(v.get_float(k), base, based);
     };
+    held.each([&](const Vec<T, V>& v, int) { mv.take(v); });
+    rebase(mv.fold());
     held.each(add);
-    sweep.each_again(n, g.lane, add);
-    const MaxSum acc = {m, sum};
+    sweep.each(n, g.lane, [&](const Vec<T, V>& v, int i) {
+      mv.take(v);
+      if constexpr (REGS > 0) add(v, i);
+    });
+    const float m = mv.fold();
+    if (REGS == 0 || m > ref + kSoftmaxSlack) {
+      rebase(m);
+      sum = 0.f;
+      held.each(add);
+      sweep.each_again(n, g.lane, add);
+    }
+    const MaxSum acc = {ref, sum};
     // Each row after the first waits for the last row's stores before the exchange, as the
     // cluster barrier did before the inbox: without it the fp32 sweep of [2048, 128256]
     // ran 2.7% slower on an H100 (the next row's reads likely meet the last row's writes
