@@ -188,9 +188,10 @@ TILEOPS_GPU_TEST_CASE("softmax and log-softmax along any dim") {
         check_against_cpu_ref(op, {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));
   check_against_cpu_ref("SoftmaxFwdOp", {param("dim", int64_t(0))}, {rand({128, 96}, dtypes::float16)}, "non-contiguous",
                         Device("cuda", 0), InputLayout::kNonContiguous);
-  // Masked rows: -1e4 but for one 0 a row. A thread must sum exp(x - m) over the vectors
-  // whose maximum m it took, or a 0 it did not see overflows its sum; a thread whose held
-  // vectors are all -1e4 and whose slice holds the 0 sums again against it. [200, 128256]
+  // Masked rows: -1e4 but for one 0 a row. A thread sums exp(x - ref) against a reference
+  // it took before seeing all its values (its held vectors' maximum in softmax_smem), so a
+  // thread whose held vectors are all -1e4 and whose slice holds the 0 must sum again
+  // against its own maximum, or exp(1e4) overflows its sum. [200, 128256]
   // sweeps in slices of two pieces, whose vectors fall to other threads than a walk of
   // the whole slice would give them (the second piece starts 2004 vectors in); [64,
   // 128256] takes a cluster a row, in one piece.
