@@ -8,12 +8,14 @@
 // a raw cuLaunchKernel of the same kernel, and NVRTC first-build and disk-cache-hit times.
 //
 //   bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] [--leading N[,N...]]
-//              [--jit-builds N]
+//              [--dtypes T[,T...]] [--jit-builds N]
 //
 // --filter keeps the rows whose "<op> <case>" contains any of the comma-separated texts.
 // --leading times each case once per N instead, with the leading dimension of its first
 // input (and of every input of the same rank and leading dimension) set to N: how a
 // kernel's time goes with the number of rows (waves, a sweep's last rows).
+// --dtypes times each case once per dtype T instead (with each --leading N), every input
+// of its first input's dtype taking T: kernels of dtypes the manifest's rows leave out.
 // --jit-builds: NVRTC builds from scratch per program (default 7; 0 leaves the JIT table
 // out, for runs after the host cost only).
 //
@@ -202,7 +204,7 @@ struct Row {
 using Inputs = std::vector<std::optional<manifest::OwnedTensorDesc>>;
 
 // The inputs a case is timed with: its own, or a set for each --leading N.
-std::vector<Inputs> input_sets(const Inputs& own, const std::vector<int64_t>& leading) {
+std::vector<Inputs> leading_sets(const Inputs& own, const std::vector<int64_t>& leading) {
   if (leading.empty() || own.empty() || !own[0] || own[0]->shape.empty()) return {own};
   const size_t rank = own[0]->shape.size();
   const int64_t lead = own[0]->shape[0];
@@ -214,6 +216,24 @@ std::vector<Inputs> input_sets(const Inputs& own, const std::vector<int64_t>& le
     sets.push_back(std::move(set));
   }
   return sets;
+}
+
+// Each of `sets`, or a copy of each for each of `dtypes` (every input of the first
+// input's dtype taking it).
+std::vector<Inputs> dtype_sets(const std::vector<Inputs>& sets, const std::vector<DType>& dtypes) {
+  if (dtypes.empty()) return sets;
+  std::vector<Inputs> out;
+  for (const Inputs& set : sets)
+    for (const DType t : dtypes) {
+      Inputs retyped = set;
+      if (!retyped.empty() && retyped[0]) {
+        const DType from = retyped[0]->dtype;
+        for (auto& d : retyped)
+          if (d && d->dtype == from) d->dtype = t;
+      }
+      out.push_back(std::move(retyped));
+    }
+  return out;
 }
 
 std::string shape_text(const Inputs& inputs) {
@@ -228,12 +248,22 @@ std::string shape_text(const Inputs& inputs) {
   return out;
 }
 
+// The first input's dtype and shape, "float16 64x128256": a case's name in one of the
+// forms --leading and --dtypes time (no commas: the CSV leaves the case unquoted).
+std::string form_text(const Inputs& inputs) {
+  if (inputs.empty() || !inputs[0]) return "";
+  std::string out = std::string(inputs[0]->dtype.name()) + " ";
+  for (size_t i = 0; i < inputs[0]->shape.size(); ++i) out += (i ? "x" : "") + std::to_string(inputs[0]->shape[i]);
+  return out;
+}
+
 struct Options {
   std::string out_dir = ".";
   std::string filter;
   double min_mb = 32;
   int reps = 25;
   std::vector<int64_t> leading;  // empty: the cases' own shapes
+  std::vector<DType> dtypes;      // empty: the cases' own dtypes
   int jit_builds = 7;             // NVRTC builds per program: the spread tells noise from cost
 };
 
@@ -256,10 +286,20 @@ Options parse(int argc, char** argv) {
         }
         o.leading.push_back(rows);
       }
+    } else if (k == "--dtypes") {
+      std::stringstream list(v);
+      for (std::string n; std::getline(list, n, ',');) {
+        const auto t = DType::parse(n);
+        if (!t) {
+          std::fprintf(stderr, "bench_cuda: --dtypes takes dtype names (float16, int64, ...), got '%s'\n", n.c_str());
+          std::exit(2);
+        }
+        o.dtypes.push_back(*t);
+      }
     } else {
       std::fprintf(stderr,
                    "usage: bench_cuda [--out DIR] [--filter TEXT[,TEXT...]] [--min-mb N] [--reps N] "
-                   "[--leading N[,N...]] [--jit-builds N]\n");
+                   "[--leading N[,N...]] [--dtypes T[,T...]] [--jit-builds N]\n");
       std::exit(2);
     }
   }
@@ -287,7 +327,7 @@ std::vector<Row> time_workloads(const Options& opt, Timer& timer, const Device& 
     if (!spec) continue;
     for (const auto& wc : spec->workload_cases()) {
       if (!selected(opt.filter, std::string(name) + " " + wc.id)) continue;
-      for (const Inputs& inputs : input_sets(wc.inputs, opt.leading)) {
+      for (const Inputs& inputs : dtype_sets(leading_sets(wc.inputs, opt.leading), opt.dtypes)) {
         Op op(name, wc.params, std::string(BUILTIN));
         std::vector<Tensor> sets[2];
         for (auto& set : sets)
@@ -305,8 +345,9 @@ std::vector<Row> time_workloads(const Options& opt, Timer& timer, const Device& 
         Row row;
         row.first_call_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         row.op = name;
-        row.id = wc.id;
         row.shapes = shape_text(inputs);
+        // Cases timed in several forms are told apart (the A/B tools key rows by case).
+        row.id = opt.leading.empty() && opt.dtypes.empty() ? wc.id : wc.id + " " + form_text(inputs);
         row.mb = mb;
         row.us = timer.median_us(opt.reps, [&](int i) { op(sets[i % 2]); });
         // A copy that reads and writes as many bytes as the op moves.
@@ -325,8 +366,7 @@ std::vector<Row> time_workloads(const Options& opt, Timer& timer, const Device& 
         row.copy_tbs = 2.0 * double(half) / (copy_us * 1e-6) / 1e12;
         row.fraction = row.tbs / row.copy_tbs;
         row.target = target(name);
-        const std::string label = opt.leading.empty() ? wc.id : wc.id + " " + row.shapes;
-        std::printf("%-22s %-44s %9.1f MB %9.1f us %6.2f TB/s  copy %5.2f TB/s  %5.3f%s\n", name, label.c_str(), mb,
+        std::printf("%-22s %-44s %9.1f MB %9.1f us %6.2f TB/s  copy %5.2f TB/s  %5.3f%s\n", name, row.id.c_str(), mb,
                     row.us, row.tbs, row.copy_tbs, row.fraction, row.fraction >= row.target ? "" : "  (below target)");
         std::fflush(stdout);
         rows.push_back(row);

@@ -1,6 +1,6 @@
 // When cumsum rows take the staged form (cumsum_row_staged: a persistent grid that loads
-// rows into shared memory ahead of the scan) or two passes, and how columns are cut into
-// strips, without a GPU.
+// rows into shared memory ahead of the scan), the on-chip form (cumsum_smem: a cluster a
+// row) or two passes, and how columns are cut into strips, without a GPU.
 #include "ops/cumsum.hpp"
 
 #include <doctest/doctest.h>
@@ -11,7 +11,14 @@ using cuda::Elem;
 namespace {
 
 constexpr int kSms = 132;
+constexpr int64_t kH100Smem = 227 << 10;  // shared memory a CTA may opt in to
 constexpr int kI64Vec = 2, kF32Vec = 4, kBf16Vec = 8;  // elements in a 16-byte vector
+
+// cumsum_smem's layout for `rows` rows of `len` elements of `e` in 16-byte vectors on an
+// H100, if they take it.
+std::optional<cuda::RowPlan> on_chip(Elem e, int64_t rows, int64_t len) {
+  return cuda::cumsum_rows_on_chip(e, 90, 16 / int(cuda::size_of(e)), len, rows, kSms, kH100Smem);
+}
 
 }  // namespace
 
@@ -28,6 +35,32 @@ TEST_CASE("other rows keep a CTA a tile") {
   CHECK_FALSE(cuda::cumsum_rows_staged(Elem::i64, 90, 1, 8191, 8192, kSms));        // element accesses
   CHECK_FALSE(cuda::cumsum_rows_staged(Elem::f32, 90, kF32Vec, 8192, 8192, kSms));  // staged ran slower
   CHECK_FALSE(cuda::cumsum_rows_staged(Elem::bf16, 90, kBf16Vec, 8192, 8192, kSms));
+}
+
+TEST_CASE("long rows go on chip when a cluster a row covers every SM in one wave") {
+  const auto top_p = on_chip(Elem::f32, 64, 128256);  // 512 CTAs, four an SM
+  REQUIRE(top_p);
+  CHECK(top_p->cluster == 8);
+  CHECK(top_p->held == 2);  // 2 vectors a thread in registers: 62.6 KB slices to 54.6 KB
+  CHECK(top_p->slice_bytes == 128256 * 4 / 8 - 2 * 256 * 16);
+  const auto bf16 = on_chip(Elem::bf16, 64, 128256);
+  REQUIRE(bf16);
+  CHECK(bf16->held == 2);  // the fewest a cluster a row holds
+  const auto i64 = on_chip(Elem::i64, 17, 128256);  // 136 CTAs, two an SM
+  REQUIRE(i64);
+  CHECK(i64->held == 4);  // the most cumsum_smem holds
+  CHECK(on_chip(Elem::f16, 20, 100008));
+}
+
+TEST_CASE("other long rows keep two passes or the look-back") {
+  CHECK_FALSE(on_chip(Elem::f32, 16, 128256));    // 128 CTAs: SMs left idle
+  CHECK_FALSE(on_chip(Elem::i64, 64, 128256));    // 125 KB slices four an SM: more than 4 vectors a thread held
+  CHECK_FALSE(on_chip(Elem::f32, 2048, 128256));  // clusters that would sweep rows
+  CHECK_FALSE(on_chip(Elem::f32, 8, 3000000));    // more than 8 CTAs' shared memory a row
+  CHECK_FALSE(on_chip(Elem::f32, 64, 8200));      // rows in registers (no kSmem form)
+  CHECK_FALSE(cuda::cumsum_rows_on_chip(Elem::f32, 90, 1, 128255, 64, kSms, kH100Smem));  // element accesses
+  CHECK_FALSE(cuda::cumsum_rows_on_chip(Elem::f32, 80, 4, 128256, 64, kSms, kH100Smem));  // no clusters before sm_90
+  CHECK_FALSE(cuda::cumsum_rows_on_chip(Elem::f32, 90, 4, 128256, 64, kSms, 0));          // no shared memory reported
 }
 
 TEST_CASE("rows of many tiles take two passes when x fits in three quarters of L2") {

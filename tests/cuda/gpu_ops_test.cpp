@@ -321,7 +321,11 @@ TILEOPS_GPU_TEST_CASE("cumsum") {
                         {{8, 3000000}, -1},
                         // rows of many tiles, of a length that takes no vector: the look-back
                         // of the element-by-element kernel, five rows' tiles part-major
-                        {{5, 100003}, -1}};
+                        {{5, 100003}, -1},
+                        // long rows, a cluster of 8 a row covering every SM in one wave: on
+                        // chip (cumsum_smem) holding 2-4 vectors a thread (int64 [64, 128256]:
+                        // two passes, its slices too large for one wave)
+                        {{64, 128256}, -1}, {{20, 100008}, 1}, {{17, 128256}, -1}};
   for (DType d : {dtypes::float32, dtypes::float16, dtypes::bfloat16, dtypes::int64})
     for (const Case& c : cases)
       check_against_cpu_ref("CumsumFwdOp", {param("dim", c.dim)}, {rand(c.x, d)}, describe(c.x, d) + " dim " + std::to_string(c.dim));
@@ -464,6 +468,8 @@ TILEOPS_GPU_TEST_CASE("inputs one element into their buffers take every family's
     for (int64_t dim : {int64_t(-1), int64_t(0)})
       if (d != dtypes::int32)  // cumsum's types
         misaligned("CumsumFwdOp", {param("dim", dim)}, {rand({300, 8192}, d)}, describe({300, 8192}, d) + " dim " + std::to_string(dim));
+    if (d != dtypes::int32)  // rows on chip when aligned: the look-back
+      misaligned("CumsumFwdOp", {param("dim", int64_t(-1))}, {rand({64, 128256}, d)}, describe({64, 128256}, d));
     misaligned("AddFwdOp", {}, {rand({100, 256}, d), rand({100, 256}, d)}, describe({100, 256}, d));
   }
   Params all{param("keepdim", false)};

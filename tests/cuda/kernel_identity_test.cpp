@@ -70,6 +70,15 @@ TEST_CASE("cumsum rows of one tile and longer rows are kernel types of their own
   CHECK(one_tile != long_rows);
   CHECK(long_rows.find(" long") != std::string::npos);
   CHECK(one_tile.find(" long") == std::string::npos);
-  CHECK(cumsum_identity(64, 128256) == cumsum_identity(8, 3000000));  // both long: one kernel type
+  CHECK(cumsum_identity(2, 128256) == cumsum_identity(8, 3000000));  // both long: one kernel type
   CHECK(cumsum_identity(64, 8192) == one_tile);
+}
+
+TEST_CASE("cumsum rows on chip name their length and layout, which their launches depend on") {
+  // [64, 128256] f16: a cluster of 8 a row in one wave (cumsum_smem).
+  const std::string on_chip = cumsum_identity(64, 128256);
+  CHECK(on_chip.find("|rows on chip len 128256 smem ") != std::string::npos);
+  CHECK(on_chip != cumsum_identity(64, 128264));  // another slice size
+  CHECK(on_chip == cumsum_identity(32, 128256));  // the same layout for fewer rows
+  CHECK(cumsum_identity(2, 128256).find(" long") != std::string::npos);  // 16 CTAs: two passes
 }

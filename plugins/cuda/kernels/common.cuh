@@ -630,6 +630,17 @@ struct ClusterInbox {
     for (int r = 1; r < CLUSTER; ++r) v = op(v, total[r]);
     return v;
   }
+
+  // The sum of the totals of the ranks before `rank` (a scan's exclusive prefix), added in
+  // rank order.
+  __device__ __forceinline__ A before(u32 rank, u32 use) {
+    mbarrier_wait(&landed, use & 1);
+    A v = A(0);
+#pragma unroll
+    for (int r = 0; r < CLUSTER - 1; ++r)
+      if (u32(r) < rank) v += total[r];
+    return v;
+  }
 };
 template <class A>
 struct ClusterInbox<A, 1> {  // a CTA alone: nothing to exchange
@@ -699,6 +710,19 @@ struct RowGroup {
       v = inbox.combine(op, use);
     }
     return v;
+  }
+
+  // The sum of the totals of the CTAs ranked before this one in the cluster (0 for rank
+  // 0): `v` is this CTA's total, held by every thread.
+  template <class A>
+  __device__ __forceinline__ A ranks_before(A v, ClusterInbox<A, CLUSTER>& inbox, u32 use) const {
+    if constexpr (CLUSTER > 1) {
+      open();
+      inbox.send(v, rank);
+      return inbox.before(rank, use);
+    } else {
+      return A(0);
+    }
   }
 
   // A thread that arrived at the opening barrier waits for it before it exits (a row

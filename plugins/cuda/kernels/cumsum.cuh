@@ -9,6 +9,9 @@
 //   cumsum_row_staged  the same scan for rows of one tile, many of them (int64, sm_90): a
 //               persistent CTA sweeps rows, each loaded into shared memory by the bulk
 //               copy engine while the rows before it are scanned.
+//   cumsum_smem rows too long for a tile's registers, few enough that a cluster a row
+//               makes one wave (sm_90): the cluster holds the row on chip, read once and
+//               written once in one launch (below).
 //   cumsum_col  inner > 1: a CTA per tile of TX * V columns by TY * U rows; a thread
 //               scans U consecutive rows of its V columns, the CTA the TY thread totals.
 //   cumsum_strip inner > 1 with enough strips of columns to fill the GPU: a CTA per
@@ -405,6 +408,94 @@ __global__ void __launch_bounds__(TPR) cumsum_row_staged(const ScanParams p) {
     store_warp_span<T, A, V, ITEMS>(static_cast<T*>(p.y) + sweep.rows.nth(n) * p.len, first, p.len, before_warp, v,
                                     base, kL2Default);
   }
+}
+
+// The sum of the elements of a vector.
+template <class T, class A, int V>
+__device__ __forceinline__ A vec_sum(const Vec<T, V>& v) {
+  A t = acc_of(v.get(0));
+#pragma unroll
+  for (int k = 1; k < V; ++k) t += acc_of(v.get(k));
+  return t;
+}
+
+// Scans one 32-vector chunk of a warp's share (lane l's vector in[0], element first + l *
+// V of `out`; none at or past `end`) and stores it from `before`, everything before the
+// chunk. Returns the chunk's total.
+template <class T, class A, int V>
+__device__ __forceinline__ A scan_chunk(const Vec<T, V> (&in)[1], i64 first, i64 end, A before, T* out) {
+  A v[1][V], base[1];
+  const A total = scan_warp_span<T, A, V, 1>(in, first, end, v, base);
+  store_warp_span<T, A, V, 1>(out, first, end, before, v, base, kL2Default);
+  return total;
+}
+
+// A cluster a row, the rows one wave (the host's choice of grid and held vectors). CTA
+// `rank` holds its range of the row: the first REGS * TPR vectors in registers
+// (HeldVectors), in chunks of 32 (chunk (j, w), vectors j * TPR + 32 w ..., is warp w's),
+// and the rest in its slice of shared memory (SlicedRows), a contiguous span a warp. The
+// first pass sums each chunk and span as they land; the CTA's total goes to every CTA of
+// the cluster (ClusterInbox), each adding those of the ranks before it. The second pass
+// scans chunk by chunk, each from everything before it, and stores as it goes: the row is
+// read once, from DRAM, where the two-pass form reads it twice (the second time mostly
+// from L2) in two launches.
+template <class T, int TPR, int CLUSTER, int REGS>
+__global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) cumsum_smem(const ScanParams p) {
+  typedef typename Acc<T>::type A;
+  static_assert(TPR % 32 == 0, "whole warps");
+  constexpr int V = 16 / int(sizeof(T)), WARPS = TPR / 32, HELD = REGS > 0 ? REGS : 1;
+  extern __shared__ __align__(16) u32 slices[];
+  __shared__ u64 bars[1];
+  __shared__ A chunk_total[HELD][WARPS], span_total[WARPS];
+  __shared__ ClusterInbox<A, CLUSTER> inbox;
+  const RowGroup<TPR, 1, CLUSTER> g(inbox);
+  const SlicedRows<T, CLUSTER, 1, 1, TPR> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
+  HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
+  held.fetch(sweep, 0);
+  const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int kept = sweep.kept, slice_vecs = sweep.range.count - kept;
+  const int span = (slice_vecs + 32 * WARPS - 1) / (32 * WARPS) * 32;  // whole chunks
+  const int span_begin = min(int(warp) * span, slice_vecs), span_end = min(span_begin + span, slice_vecs);
+#pragma unroll
+  for (int j = 0; j < REGS; ++j) {
+    const A t = warp_reduce<32>(held.index(j) < kept ? vec_sum<T, A, V>(held.v[j]) : A(0), SumOp());
+    if (lane == 0) chunk_total[j][warp] = t;
+  }
+  const u32* slice = sweep.slice(0);
+  A t = A(0);
+  for (int i = span_begin + int(lane); i < span_end; i += 32) t += vec_sum<T, A, V>(slice_vec<T, V>(slice, i));
+  t = warp_reduce<32>(t, SumOp());
+  if (lane == 0) span_total[warp] = t;
+  __syncthreads();
+  // What comes before each of this warp's chunks and its span within the CTA's range, in
+  // the range's order; the CTA's total last.
+  A before_chunk[HELD], before_span = A(0), run = A(0);
+#pragma unroll
+  for (int j = 0; j < REGS; ++j)
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+      if (w == int(warp)) before_chunk[j] = run;
+      run += chunk_total[j][w];
+    }
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    if (w == int(warp)) before_span = run;
+    run += span_total[w];
+  }
+  const A ranks = g.ranks_before(run, inbox, 0);
+  T* y = static_cast<T*>(p.y) + sweep.rows.nth(0) * p.len + sweep.range.begin * V;  // the CTA's range
+#pragma unroll
+  for (int j = 0; j < REGS; ++j) {
+    const Vec<T, V> in[1] = {held.v[j]};
+    scan_chunk<T, A, V>(in, i64(held.index(j) - int(lane)) * V, i64(kept) * V, ranks + before_chunk[j], y);
+  }
+  A carry = ranks + before_span;
+  for (int c = span_begin; c < span_end; c += 32) {
+    Vec<T, V> in[1];
+    if (c + int(lane) < span_end) in[0] = slice_vec<T, V>(slice, c + int(lane));
+    carry += scan_chunk<T, A, V>(in, i64(kept + c) * V, i64(kept + span_end) * V, carry, y);
+  }
+  g.finish();
 }
 
 // Block: TX (a warp) by TY threads. Tile id = (o * chain + c) * col_blocks + b: columns

@@ -1,9 +1,11 @@
 // The kernel type of CumsumFwdOp (kernels/cumsum.cuh): scans along rows (inner == 1),
-// rows longer than a tile in two passes when x fits in L2 and chained otherwise; a CTA
-// per strip of columns when the strips fill the GPU, chained scans down columns otherwise.
+// rows longer than a tile on chip when a cluster a row makes one wave, else in two passes
+// when x fits in L2 and chained otherwise; a CTA per strip of columns when the strips
+// fill the GPU, chained scans down columns otherwise.
 #include "common.hpp"
 #include "cumsum.hpp"
 #include "ops.hpp"
+#include "rows.hpp"
 
 #include "../stream_buffer.hpp"
 
@@ -11,6 +13,11 @@ namespace tileops::cuda {
 namespace {
 
 constexpr Elem kCumsumTypes[] = {Elem::f32, Elem::f16, Elem::bf16, Elem::i64};
+
+// cumsum_smem: the most vectors a thread holds in registers (RowPlan::held) within the
+// 64 registers of four CTAs an SM (ptxas, sm_90a: 61-64 registers holding 2-4 vectors;
+// int64 holding 5 spills 12 bytes). It never sweeps rows.
+constexpr HeldCaps kCumsumMaxHeld{4, 0};
 
 // cumsum_row: elements a thread scans per tile (in registers: 32 fp32, or 16 int64 as
 // 32 words), and the most threads a tile has. A longer tile is a shorter chain of
@@ -55,8 +62,13 @@ struct CumsumPlan {
   // Rows longer than the vector kernel's tile: the programs hold the look-back's
   // part-major kernels and the two-pass form's, which rows of one tile never launch.
   bool long_rows = false;
+  // Long rows held on chip by cumsum_smem when its form is kSmem (a cluster a row, one
+  // wave; the look-back for misaligned pointers), of this length.
+  RowPlan on_chip;
+  int64_t len = 0;
 
   bool strips() const { return strip.bytes > 0; }
+  bool rows_on_chip() const { return on_chip.form == RowPlan::kSmem; }
   int row_threads(int v) const { return std::min(tpr, row_max_threads(elem, v)); }
   // Tile order: the look-back's tiles start part-major (cumsum.cuh), rows of one tile
   // row-major, which at 16 bits takes 64 registers where part-major takes 67 (three
@@ -77,6 +89,10 @@ struct CumsumPlan {
     return {instance("cumsum_tile_totals", {t, v, items, threads}),
             instance("cumsum_row", {t, v, items, threads, std::to_string(int(tileops_cuda::kRowMajor))})};
   }
+  std::string smem_kernel() const {
+    return instance("cumsum_smem", {cuda_type(elem), std::to_string(on_chip.tpr), std::to_string(on_chip.cluster),
+                                    std::to_string(on_chip.held)});
+  }
   std::string col_kernel(int v) const {
     return instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColRows),
                                    std::to_string(kColTx), std::to_string(kColTy)});
@@ -90,6 +106,7 @@ struct CumsumPlan {
   // element-by-element twin, and zero_words when the tiles chain.
   std::vector<ProgramSpec> programs() const {
     if (strips()) return {{"cumsum", {strip_kernel(vec)}}, {"cumsum", {strip_kernel(1)}}};
+    if (rows_on_chip()) return {{"cumsum", {smem_kernel()}}, {"cumsum", {row_kernel(1)}}, zero_words_program()};
     if (long_rows) {
       const auto two_pass = two_pass_kernels();
       return {{"cumsum", {row_kernel(vec), two_pass[0], two_pass[1]}},
@@ -100,9 +117,10 @@ struct CumsumPlan {
     return {{"cumsum", {kernel(vec)}}, {"cumsum", {kernel(1)}}, zero_words_program()};
   }
   std::string identity(const Call& call) const {
-    const std::string form = rows     ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : long_rows ? " long" : "")
+    const std::string form = rows_on_chip() ? "|rows on chip len " + std::to_string(len) + " " + on_chip.describe()
+                             : rows ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : long_rows ? " long" : "")
                              : strips() ? "|strips b" + std::to_string(strip.bytes) + " r" + std::to_string(strip.rows)
-                                      : std::string("|columns");
+                                        : std::string("|columns");
     return std::string(call.op()) + "|sm" + std::to_string(arch) + "|" + name_of(elem) + "|dim " + std::to_string(dim) +
            form + " v" + std::to_string(vec);
   }
@@ -124,6 +142,10 @@ CumsumPlan plan(const Call& call) {
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
     p.staged = cumsum_rows_staged(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count());
     p.long_rows = a.size > int64_t(p.row_threads(p.vec)) * row_elements(p.elem);
+    if (const auto r = cumsum_rows_on_chip(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count(), call.smem_budget())) {
+      p.on_chip = *r;
+      p.len = a.size;
+    }
   } else if (p.strip = cumsum_strips(p.elem, a.outer, a.inner, call.sm_count()); p.strips()) {
     p.vec = a.inner % maxv == 0 ? maxv : 1;
   } else {
@@ -139,9 +161,10 @@ class CumsumKernel final : public CudaKernel {
         plan_(plan),
         primary_(modules[0]->functions[0]),
         zero_(plan.strips() ? nullptr : modules[2]->functions[0]),
-        totals_(plan.long_rows ? modules[0]->functions[1] : nullptr),
-        two_pass_scan_(plan.long_rows ? modules[0]->functions[2] : nullptr),
+        totals_(two_pass_loaded(plan) ? modules[0]->functions[1] : nullptr),
+        two_pass_scan_(two_pass_loaded(plan) ? modules[0]->functions[2] : nullptr),
         fallback_(modules[1]->functions[0]) {
+    if (plan_.rows_on_chip()) allow_max_smem(primary_, device);
     if (plan_.staged) {
       allow_max_smem(primary_, device);
       const int threads = plan_.row_threads(plan_.vec);
@@ -166,6 +189,10 @@ class CumsumKernel final : public CudaKernel {
     LaunchShape s;
     int lanes = 1;          // accumulators per tile in the status
     bool two_pass = false;  // rows longer than a tile, x within L2 (else chained)
+    if (plan_.rows_on_chip() && ok) {
+      cuda::launch(primary_, plan_.on_chip.shape(ax.outer), a.stream, &p);
+      return;
+    }
     if (plan_.staged && ok) {  // a persistent grid sweeping the rows
       s.block[0] = unsigned(plan_.row_threads(v));
       s.smem = unsigned(staged_smem(ax.size));
@@ -214,6 +241,7 @@ class CumsumKernel final : public CudaKernel {
   }
 
  private:
+  static bool two_pass_loaded(const CumsumPlan& p) { return p.long_rows && !p.rows_on_chip(); }
   // Dynamic shared memory of cumsum_row_staged for rows of `len` elements.
   size_t staged_smem(int64_t len) const { return size_t(kRowStages) * size_t(len) * size_of(plan_.elem); }
 
@@ -261,6 +289,17 @@ CumsumStrips cumsum_strips(Elem e, int64_t outer, int64_t inner, int sm_count) {
   return {0, 0};
 }
 
+std::optional<RowPlan> cumsum_rows_on_chip(Elem e, int arch, int vec, int64_t len, int64_t rows, int sm_count,
+                                           int64_t smem_budget) {
+  if (vec != max_vec(e)) return std::nullopt;
+  const RowPlan r = plan_rows(len, vec, RowContext{arch, rows, sm_count, smem_budget, false, kCumsumMaxHeld});
+  // Every SM takes a CTA, so that the rows are read at the whole GPU's rate: fewer rows
+  // (or rows in waves) keep the two-pass form, whose tiles spread over every SM.
+  if (r.form != RowPlan::kSmem || r.sweep || rows * r.cluster < sm_count || !r.one_wave(rows, sm_count))
+    return std::nullopt;
+  return r;
+}
+
 bool cumsum_rows_two_pass(Elem e, int64_t elements, int64_t l2_bytes) {
   // x read twice: the second pass must find it in L2, beside what the first pass leaves
   // (totals) and the second writes (streamed through L2 to DRAM).
@@ -290,6 +329,13 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
       p.vec = v;
       for (auto& spec : p.programs()) out.push_back(std::move(spec));
     }
+    p.vec = max_vec(e);
+    for (const RowPlan& r : all_row_plans(p.vec, 90, false, true, false, kCumsumMaxHeld)) {
+      if (r.form != RowPlan::kSmem || r.sweep) continue;
+      p.on_chip = r;
+      out.push_back({"cumsum", {p.smem_kernel()}});
+    }
+    p.on_chip = RowPlan();
     p.long_rows = false;
     p.rows = false;
     p.vec = col_vec(e);

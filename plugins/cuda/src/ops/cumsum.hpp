@@ -1,6 +1,9 @@
 #pragma once
 // The cumsum kernel type's choice of form that tests check without a GPU (ops/cumsum.cpp).
 #include "common.hpp"
+#include "rows.hpp"
+
+#include <optional>
 
 namespace tileops::cuda {
 
@@ -9,6 +12,14 @@ namespace tileops::cuda {
 // take cumsum_row_staged on `arch` with `sm_count` SMs: int64 rows of one tile, at least
 // four rows an SM, on sm_90.
 bool cumsum_rows_staged(Elem e, int arch, int vec, int64_t len, int64_t rows, int sm_count);
+
+// The layout of cumsum_smem (a cluster of CTAs a row, holding it in shared memory and
+// registers: plan_rows' kSmem form) for `rows` rows of `len` elements of `e` accessed
+// `vec` at a time on `arch`, with `sm_count` SMs and `smem_budget` bytes of shared memory
+// a CTA, when those rows take it: 16-byte vectors, a cluster a row (no sweep), every SM
+// taking a CTA, and every cluster at once. Else nothing.
+std::optional<RowPlan> cumsum_rows_on_chip(Elem e, int arch, int vec, int64_t len, int64_t rows, int sm_count,
+                                           int64_t smem_budget);
 
 // Whether rows longer than a tile (x of `elements` elements of `e`) take the two-pass
 // form (cumsum_tile_totals, then cumsum_row starting each tile from the totals before

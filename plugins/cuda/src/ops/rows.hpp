@@ -33,6 +33,9 @@ struct RowPlan {
   std::string template_args() const;
   std::string describe() const;  // "reg v8 i4 t256 r1 c1"
   LaunchShape shape(int64_t rows) const;
+  // kSmem: whether the CTAs of `rows` rows, a cluster each, fit `sm_count` SMs' shared
+  // memory at once (else false).
+  bool one_wave(int64_t rows, int sm_count) const;
   // Sets `resident` for the kernel `f` of this plan on a GPU of `sm_count` SMs (kSmem
   // that sweeps, kQueue; else nothing).
   void fit_to(CUfunction f, int sm_count);
