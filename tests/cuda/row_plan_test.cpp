@@ -119,6 +119,16 @@ TEST_CASE("a cluster a row whose slices would make two waves holds part of each 
   CHECK(norm.held == 4);
 }
 
+TEST_CASE("one_wave: whether a cluster a row's CTAs fit the SMs' shared memory at once") {
+  const cuda::RowPlan vocab = hopper(128256, kF32Vec, 64);  // 55,936-byte slices
+  CHECK(vocab.one_wave(64, kSms));   // 512 CTAs, four an SM
+  CHECK(vocab.one_wave(1, kSms));
+  CHECK_FALSE(vocab.one_wave(67, kSms));  // 536 CTAs: five on some SMs
+  // Held vectors cannot make up 100 KB slices for four CTAs an SM: two waves.
+  CHECK_FALSE(hopper(200000, kF32Vec, 64).one_wave(64, kSms));
+  CHECK_FALSE(hopper(4096, kBf16Vec, 64).one_wave(64, kSms));  // the register form
+}
+
 TEST_CASE("many long rows: the clusters the GPU holds sweep them, one slice a CTA") {
   // [2048, 128256] bf16: 64128-byte slices, three CTAs an SM; four with 2 vectors a
   // thread (8 KB) in registers.
