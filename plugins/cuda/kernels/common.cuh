@@ -598,7 +598,8 @@ __device__ __forceinline__ void st_async(A* p, const A& v, u64* bar, u32 rank) {
 
 // The totals of one reduction of a cluster's CTAs, exchanged without a cluster barrier
 // and without remote reads: every CTA st.asyncs its total into every CTA's inbox and
-// waits on its own `landed` for all of them. cluster_sync's release is a MEMBAR.ALL.GPU
+// waits on its own `landed` for all of them (a scan's, into the later ranks' only, each
+// waiting for the ranks before it: send_on). cluster_sync's release is a MEMBAR.ALL.GPU
 // (plugins/cuda/README.md): in a sweep of rows it waited, every row, for the last row's
 // stores still in flight and then for the slowest CTA (softmax's sweep keeps the first
 // wait on purpose: drain_memory in softmax_smem). A CTA leaves once its own inbox
@@ -629,6 +630,16 @@ struct ClusterInbox {
 #pragma unroll
     for (int r = 1; r < CLUSTER; ++r) v = op(v, total[r]);
     return v;
+  }
+
+  // The CTA's total v, held by its first CLUSTER threads at least, to the ranks after
+  // `rank` only, for `before`: thread 0 arrives expecting the totals of the ranks before
+  // it, so each CTA waits for those alone and rank 0 for none. Sent to every rank, each
+  // waited for the cluster's slowest CTA: cumsum_smem's one-wave rows ran 3.4-4.7% slower
+  // on an H100 (top-p [64, 128256] fp32 0.904 of copy against 0.935; docs/perf/session41.md).
+  __device__ __forceinline__ void send_on(const A& v, u32 rank) {
+    if (threadIdx.x == 0) mbarrier_expect_tx(&landed, u32(rank * sizeof(A)));
+    if (threadIdx.x < CLUSTER && threadIdx.x > rank) st_async(&total[rank], v, &landed, threadIdx.x);
   }
 
   // The sum of the totals of the ranks before `rank` (a scan's exclusive prefix), added in
@@ -713,12 +724,13 @@ struct RowGroup {
   }
 
   // The sum of the totals of the CTAs ranked before this one in the cluster (0 for rank
-  // 0): `v` is this CTA's total, held by every thread.
+  // 0, at once): `v` is this CTA's total, held by every thread, sent on to the CTAs
+  // ranked after it (ClusterInbox::send_on).
   template <class A>
   __device__ __forceinline__ A ranks_before(A v, ClusterInbox<A, CLUSTER>& inbox, u32 use) const {
     if constexpr (CLUSTER > 1) {
       open();
-      inbox.send(v, rank);
+      inbox.send_on(v, rank);
       return inbox.before(rank, use);
     } else {
       return A(0);

@@ -434,8 +434,9 @@ __device__ __forceinline__ A scan_chunk(const Vec<T, V> (&in)[1], i64 first, i64
 // `rank` holds its range of the row: the first REGS * TPR vectors in registers
 // (HeldVectors), in chunks of 32 (chunk (j, w), vectors j * TPR + 32 w ..., is warp w's),
 // and the rest in its slice of shared memory (SlicedRows), a contiguous span a warp. The
-// first pass sums each chunk and span as they land; the CTA's total goes to every CTA of
-// the cluster (ClusterInbox), each adding those of the ranks before it. The second pass
+// first pass sums each chunk and span as they land; the CTA's total goes on to the CTAs
+// ranked after it (ClusterInbox::send_on), each adding those of the ranks before it, so
+// rank 0 goes straight on and no CTA waits for a later one. The second pass
 // scans chunk by chunk, each from everything before it, and stores as it goes: the row is
 // read once, from DRAM, where the two-pass form reads it twice (the second time mostly
 // from L2) in two launches.
