@@ -61,6 +61,14 @@ int cluster_for(int64_t nvec, int64_t slice_target) {
   return int(clamp(pow2_ceil(ceil_div(nvec * 16, slice_target)), 1, kMaxCluster));
 }
 
+// The bytes of slice each of `ctas` CTAs may take for all to share `sm_count` SMs at
+// once, or 0 when more than kMaxSmCtas would share an SM.
+int64_t one_wave_slice(int64_t ctas, int sm_count) {
+  const int64_t per_sm = std::max<int64_t>(1, ceil_div(ctas, sm_count));  // no rows: plan as for one
+  if (per_sm > kMaxSmCtas) return 0;
+  return kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
+}
+
 // The 16-byte vectors a thread keeps in registers, before its slice, so that `ctas` CTAs
 // (those of the rows' clusters, or kSweepCtas an SM) fit the SMs at once: 0 when the
 // slices fit, or when more than `cap` vectors would be needed. Rows of a cluster each
@@ -71,18 +79,9 @@ int cluster_for(int64_t nvec, int64_t slice_target) {
 // 0.756) (docs/perf/cuda-kernels-h200.md, seventeenth round). Sweeping clusters of 64 KB
 // slices go from three CTAs an SM to four: LogSoftmax [2048, 128256] 0.85 -> 0.88-0.895
 // of copy, GroupNorm [8, 512, 128, 128] 0.85 -> 0.88 (twenty-eighth round).
-// The bytes of slice each of `ctas` CTAs may take for all to share `sm_count` SMs at
-// once, or 0 when more than kMaxSmCtas would share an SM.
-int64_t one_wave_slice(int64_t ctas, int sm_count) {
-  const int64_t per_sm = std::max<int64_t>(1, ceil_div(ctas, sm_count));  // no rows: plan as for one
-  if (per_sm > kMaxSmCtas) return 0;
-  return kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
-}
-
 int held_vectors(int64_t slice, int64_t ctas, int cap, const RowContext& c) {
   const int64_t fits = one_wave_slice(ctas, c.sm_count);
-  if (fits == 0) return 0;
-  if (slice <= fits) return 0;
+  if (fits == 0 || slice <= fits) return 0;
   const int64_t held = ceil_div(slice - fits, int64_t(kClusterThreads) * 16);
   return held <= cap ? int(held) : 0;
 }
