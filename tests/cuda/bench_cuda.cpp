@@ -16,6 +16,8 @@
 // kernel's time goes with the number of rows (waves, a sweep's last rows).
 // --dtypes times each case once per dtype T instead (with each --leading N), every input
 // of its first input's dtype taking T: kernels of dtypes the manifest's rows leave out.
+// Every op --filter keeps must take each T: a call it refuses ends the run, as any
+// failing call does.
 // --jit-builds: NVRTC builds from scratch per program (default 7; 0 leaves the JIT table
 // out, for runs after the host cost only).
 //
