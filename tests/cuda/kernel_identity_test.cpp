@@ -2,7 +2,8 @@
 // an identity must name whatever the kernel is compiled for. The norms' name the affine
 // inputs a call has (NormAffine: two calls that differ only in an absent weight or bias
 // must never share a kernel); cumsum's tell rows of one tile from longer rows, whose
-// programs differ. No GPU needed.
+// programs differ, and name the length and layout of rows on chip, which their launches
+// use. No GPU needed.
 #include "call_corpus.hpp"
 
 #include "ops/ops.hpp"
