@@ -18,6 +18,8 @@ constexpr Elem kCumsumTypes[] = {Elem::f32, Elem::f16, Elem::bf16, Elem::i64};
 // 64 registers of four CTAs an SM (ptxas, sm_90a: 61-64 registers holding 2-4 vectors;
 // int64 holding 5 spills 12 bytes). It never sweeps rows.
 constexpr HeldCaps kCumsumMaxHeld{4, 0};
+// The row layouts cumsum_smem is built for: a cluster a row in shared memory, no sweep.
+bool smem_layout(const RowPlan& r) { return r.form == RowPlan::kSmem && !r.sweep; }
 
 // cumsum_row: elements a thread scans per tile (in registers: 32 fp32, or 16 int64 as
 // 32 words), and the most threads a tile has. A longer tile is a shorter chain of
@@ -62,13 +64,12 @@ struct CumsumPlan {
   // Rows longer than the vector kernel's tile: the programs hold the look-back's
   // part-major kernels and the two-pass form's, which rows of one tile never launch.
   bool long_rows = false;
-  // Long rows held on chip by cumsum_smem when its form is kSmem (a cluster a row, one
-  // wave; the look-back for misaligned pointers), of this length.
-  RowPlan on_chip;
-  int64_t len = 0;
+  // Long rows held on chip by cumsum_smem in this layout (a cluster a row, one wave; the
+  // look-back for misaligned pointers).
+  std::optional<RowPlan> on_chip;
 
   bool strips() const { return strip.bytes > 0; }
-  bool rows_on_chip() const { return on_chip.form == RowPlan::kSmem; }
+  bool rows_on_chip() const { return on_chip.has_value(); }
   int row_threads(int v) const { return std::min(tpr, row_max_threads(elem, v)); }
   // Tile order: the look-back's tiles start part-major (cumsum.cuh), rows of one tile
   // row-major, which at 16 bits takes 64 registers where part-major takes 67 (three
@@ -90,8 +91,8 @@ struct CumsumPlan {
             instance("cumsum_row", {t, v, items, threads, std::to_string(int(tileops_cuda::kRowMajor))})};
   }
   std::string smem_kernel() const {
-    return instance("cumsum_smem", {cuda_type(elem), std::to_string(on_chip.tpr), std::to_string(on_chip.cluster),
-                                    std::to_string(on_chip.held)});
+    return instance("cumsum_smem", {cuda_type(elem), std::to_string(on_chip->tpr), std::to_string(on_chip->cluster),
+                                    std::to_string(on_chip->held)});
   }
   std::string col_kernel(int v) const {
     return instance("cumsum_col", {cuda_type(elem), std::to_string(v), std::to_string(kColRows),
@@ -116,8 +117,10 @@ struct CumsumPlan {
     auto kernel = [&](int v) { return rows ? row_kernel(v) : col_kernel(v); };
     return {{"cumsum", {kernel(vec)}}, {"cumsum", {kernel(1)}}, zero_words_program()};
   }
+  // The slice size of rows on chip follows from their length, which the identity names.
   std::string identity(const Call& call) const {
-    const std::string form = rows_on_chip() ? "|rows on chip len " + std::to_string(len) + " " + on_chip.describe()
+    const std::string form = rows_on_chip() ? "|rows on chip len " + std::to_string(axis_view(call.shape(0), dim).size) +
+                                                  " " + on_chip->describe()
                              : rows ? "|rows t" + std::to_string(tpr) + (staged ? " staged" : long_rows ? " long" : "")
                              : strips() ? "|strips b" + std::to_string(strip.bytes) + " r" + std::to_string(strip.rows)
                                         : std::string("|columns");
@@ -142,10 +145,7 @@ CumsumPlan plan(const Call& call) {
     p.tpr = int(clamp(pow2_ceil(ceil_div(a.size, row_elements(p.elem))), 32, row_max_threads(p.elem, maxv)));
     p.staged = cumsum_rows_staged(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count());
     p.long_rows = a.size > int64_t(p.row_threads(p.vec)) * row_elements(p.elem);
-    if (const auto r = cumsum_rows_on_chip(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count(), call.smem_budget())) {
-      p.on_chip = *r;
-      p.len = a.size;
-    }
+    p.on_chip = cumsum_rows_on_chip(p.elem, p.arch, p.vec, a.size, a.outer, call.sm_count(), call.smem_budget());
   } else if (p.strip = cumsum_strips(p.elem, a.outer, a.inner, call.sm_count()); p.strips()) {
     p.vec = a.inner % maxv == 0 ? maxv : 1;
   } else {
@@ -190,7 +190,7 @@ class CumsumKernel final : public CudaKernel {
     int lanes = 1;          // accumulators per tile in the status
     bool two_pass = false;  // rows longer than a tile, x within L2 (else chained)
     if (plan_.rows_on_chip() && ok) {
-      cuda::launch(primary_, plan_.on_chip.shape(ax.outer), a.stream, &p);
+      cuda::launch(primary_, plan_.on_chip->shape(ax.outer), a.stream, &p);
       return;
     }
     if (plan_.staged && ok) {  // a persistent grid sweeping the rows
@@ -295,7 +295,7 @@ std::optional<RowPlan> cumsum_rows_on_chip(Elem e, int arch, int vec, int64_t le
   const RowPlan r = plan_rows(len, vec, RowContext{arch, rows, sm_count, smem_budget, false, kCumsumMaxHeld});
   // Every SM takes a CTA, so that the rows are read at the whole GPU's rate: fewer rows
   // (or rows in waves) keep the two-pass form, whose tiles spread over every SM.
-  if (r.form != RowPlan::kSmem || r.sweep || rows * r.cluster < sm_count || !r.one_wave(rows, sm_count))
+  if (!smem_layout(r) || rows * r.cluster < sm_count || !r.one_wave(rows, sm_count))
     return std::nullopt;
   return r;
 }
@@ -331,11 +331,11 @@ void list_cumsum_programs(std::vector<ProgramSpec>& out) {
     }
     p.vec = max_vec(e);
     for (const RowPlan& r : all_row_plans(p.vec, 90, false, true, false, kCumsumMaxHeld)) {
-      if (r.form != RowPlan::kSmem || r.sweep) continue;
+      if (!smem_layout(r)) continue;
       p.on_chip = r;
       out.push_back({"cumsum", {p.smem_kernel()}});
     }
-    p.on_chip = RowPlan();
+    p.on_chip.reset();
     p.long_rows = false;
     p.rows = false;
     p.vec = col_vec(e);
