@@ -45,6 +45,7 @@ struct Fake {
   fake_cuda_read_counts_fn counts_fn = nullptr;
   fake_cuda_set_alloc_limit_fn set_alloc_limit = nullptr;
   fake_cuda_set_capturing_fn set_capturing = nullptr;
+  fake_cuda_set_cooperative_limit_fn set_cooperative_limit = nullptr;
   CUresult (*set_context)(CUcontext) = nullptr;  // the driver's cuCtxSetCurrent
 
   fake_cuda_counts counts() const {
@@ -64,8 +65,11 @@ const Fake& fake() {
     out.counts_fn = reinterpret_cast<fake_cuda_read_counts_fn>(dlsym(lib, "fake_cuda_read_counts"));
     out.set_alloc_limit = reinterpret_cast<fake_cuda_set_alloc_limit_fn>(dlsym(lib, "fake_cuda_set_alloc_limit"));
     out.set_capturing = reinterpret_cast<fake_cuda_set_capturing_fn>(dlsym(lib, "fake_cuda_set_capturing"));
+    out.set_cooperative_limit =
+        reinterpret_cast<fake_cuda_set_cooperative_limit_fn>(dlsym(lib, "fake_cuda_set_cooperative_limit"));
     out.set_context = reinterpret_cast<CUresult (*)(CUcontext)>(dlsym(lib, "cuCtxSetCurrent"));
-    const bool is_fake = out.counts_fn && out.set_alloc_limit && out.set_capturing && out.set_context;
+    const bool is_fake =
+        out.counts_fn && out.set_alloc_limit && out.set_capturing && out.set_cooperative_limit && out.set_context;
     REQUIRE_MESSAGE(is_fake, "the libcuda.so.1 loaded is not the fake driver");
     return out;
   }();
@@ -166,6 +170,40 @@ TEST_CASE("a kernel launched in clusters asks for the load-balancing cluster sch
   softmax({small});
   CHECK(f.counts().last_launch_cluster == 1);
   CHECK(f.counts().last_launch_cluster_policy == 0);
+}
+
+TEST_CASE("rows past a cluster's shared memory launch cooperatively, a span of CTAs a row") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  // Four groups of 8 MB: spans of 74 CTAs with slices of 111 KB, two an SM, so that the
+  // GPU holds 3 spans at once, which sweep the groups.
+  Tensor x = Tensor::empty({1, 64, 512, 512}, dtypes::bfloat16, kCuda0);
+  Op group("GroupNormFwdOp", {{"num_groups", ParamValue(int64_t(4))}});
+  group({x, Tensor(), Tensor()});
+  const auto c = f.counts();
+  CHECK(c.last_launch_cooperative == 1);
+  CHECK(c.last_launch_grid == 3 * 74);
+  CHECK(c.last_launch_cluster == 1);
+  Tensor small = Tensor::empty({2, 8, 4, 4}, dtypes::bfloat16, kCuda0);
+  group({small, Tensor(), Tensor()});
+  CHECK(f.counts().last_launch_cooperative == 0);
+}
+
+TEST_CASE("rows whose grid form the GPU cannot hold at once take the loop form instead") {
+  if (!nvrtc_or_skip()) return;
+  const Fake& f = fake();
+  Tensor x = Tensor::empty({1, 64, 512, 512}, dtypes::bfloat16, kCuda0);
+  Op group("GroupNormFwdOp", {{"num_groups", ParamValue(int64_t(4))}});
+  group({x, Tensor(), Tensor()});  // builds the kernels
+  f.set_cooperative_limit(3 * 74 - 1);  // one CTA short of the three spans
+  const auto before = f.counts();
+  CHECK_NOTHROW(group({x, Tensor(), Tensor()}));
+  const auto after = f.counts();
+  f.set_cooperative_limit(-1);
+  CHECK(after.launches == before.launches + 2);  // zero_words, then the loop form
+  CHECK(after.last_launch_cooperative == 0);
+  CHECK(after.last_launch_cluster == 8);  // the loop form's cluster a row
+  CHECK(after.last_launch_grid == 4 * 8);
 }
 
 TEST_CASE("after one warm-up call, a call captured into a graph compiles, loads and synchronizes nothing") {

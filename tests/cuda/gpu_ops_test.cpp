@@ -63,7 +63,10 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
       {{0, 4096}, {4096}, true},      {{4, 8, 64}, {8, 64}, true}, {{2, 70000}, {70000}, true},
       {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
       {{3, 1048576}, {1048576}, true},  // past a cluster's shared memory: the queue form (fused add: the loop)
-      {{1, 4194304}, {4194304}, true},  // one row of the queue: every statistics item, then every normalisation
+      {{1, 4194304}, {4194304}, true},  // the grid form in slices for one CTA an SM (fp32) or two (16-bit)
+      // past the GPU's shared memory: one row of the queue, every statistics item, then
+      // every normalisation
+      {{1, 16777216}, {16777216}, false},
       {{0, 128256}, {128256}, true},    // no rows of a length that takes shared memory (planned as one)
   };
   for (DType d : kFloats)
@@ -120,7 +123,10 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
                         {{5, 4096}, {4096}, false, true},      {{4, 70000}, {70000}, false, true},
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
                         {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
-                        {{2, 1500000}, {1500000}, true, true},  // the queue form, a short last piece
+                        {{2, 1500000}, {1500000}, true, true},  // the queue form
+                        // fp32 past the GPU's shared memory: the queue form, a short last
+                        // piece (16-bit: the grid form, one CTA an SM)
+                        {{1, 9000000}, {9000000}, true, true},
                         {{200, 128256}, {128256}, true, true},  // clusters sweeping rows, as softmax's
                         // a cluster a row; fp32 holds 4 vectors a thread in registers
                         {{64, 140000}, {140000}, true, true}};
@@ -145,8 +151,14 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         // form; then 1.28M, whose last piece is short
                         {{1, 256, 128, 128}, 4, true, true},  {{2, 64, 200, 200}, 2, true, true},
                         {{1, 256, 128, 128}, 4, false, true},
-                        // SDXL's VAE: 32 groups of 2M elements, the queue's statistics items a few rows ahead
+                        // SDXL's VAE: 32 groups of 2M elements, in fp32 8 MB: the grid form,
+                        // spans sweeping several each (16-bit: the queue's statistics items
+                        // a few rows ahead)
                         {{1, 256, 512, 512}, 32, true, true},
+                        // groups of 4M elements: the grid form (fp32 in slices for one CTA an SM)
+                        {{1, 64, 512, 512}, 4, true, false},
+                        // a group of 16M elements, past the GPU's shared memory: the queue
+                        {{1, 64, 512, 512}, 1, true, true},
                         // 140 groups of 128K elements in shared memory: clusters sweep them
                         // (16-bit with at most one affine input: 3 vectors a thread in
                         // registers, the next row's fetched during the write pass; with

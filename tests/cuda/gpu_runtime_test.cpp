@@ -75,6 +75,10 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
   Op total("SumFwdOp", {param("dim", std::vector<int64_t>{-1}), param("keepdim", false)}, std::string(BUILTIN));
   Op total_all("SumFwdOp", {}, std::string(BUILTIN));  // split over CTAs: scratch and zeroed counters
   Op rope("RoPEFwdOp", {}, std::string(BUILTIN));
+  // A group of 8 MB, past a cluster's shared memory: the grid form, a cooperative launch
+  // after zero_words.
+  Op group("GroupNormFwdOp", {param("num_groups", int64_t(1))}, std::string(BUILTIN));
+  const Tensor image = random_tensor({1, 16, 512, 512}, dtypes::bfloat16, rng()).to(cuda);
   const Tensor x = random_tensor({64, 2048}, dtypes::bfloat16, rng()).to(cuda);
   const Tensor w = random_tensor({2048}, dtypes::bfloat16, rng()).to(cuda);
   const Tensor q = random_tensor({64, 4, 128}, dtypes::bfloat16, rng()).to(cuda);
@@ -86,10 +90,12 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
     const Tensor y = norm({x, w})[0];
     const Tensor g = gate({y})[0];
     const Tensor s = softmax({g})[0];
-    return std::vector<Tensor>{total({s})[0], rope({q, positions, cache})[0], total_all({g})[0]};
+    return std::vector<Tensor>{total({s})[0], rope({q, positions, cache})[0], total_all({g})[0],
+                               group({image, Tensor(), Tensor()})[0]};
   };
   const auto eager = sequence();  // builds every kernel: later calls are memo hits
   const auto eager_sum = values_of(eager[0]), eager_rope = values_of(eager[1]), eager_all = values_of(eager[2]);
+  const auto eager_group = values_of(eager[3]);
 
   CUgraph graph = nullptr;
   check_cu(d.cuStreamBeginCapture(static_cast<CUstream>(stream.handle()), CU_STREAM_CAPTURE_MODE_GLOBAL),
@@ -104,7 +110,7 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
   check_cu(d.cuStreamEndCapture(static_cast<CUstream>(stream.handle()), &graph), "cuStreamEndCapture");
   size_t nodes = 0;
   check_cu(d.cuGraphGetNodes(graph, nullptr, &nodes), "cuGraphGetNodes");
-  CHECK(nodes >= 5);
+  CHECK(nodes >= 6);
   CUgraphExec exec = nullptr;
   check_cu(d.cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
   check_cu(d.cuGraphLaunch(exec, static_cast<CUstream>(stream.handle())), "cuGraphLaunch");
@@ -112,6 +118,7 @@ TILEOPS_GPU_TEST_CASE("a memo-hit sequence of ops is captured into a CUDA graph"
   CHECK(values_of(captured[0]) == eager_sum);  // deterministic kernels: bit for bit
   CHECK(values_of(captured[1]) == eager_rope);
   CHECK(values_of(captured[2]) == eager_all);
+  CHECK(values_of(captured[3]) == eager_group);
 
   // The graph holds the positions' address: a bad position written there later is still
   // found on device and reported as a ValueError at the next synchronisation.

@@ -1,5 +1,5 @@
 // How row kernels (norms, softmax along the last dim) lay rows out: the register,
-// cluster, shared-memory (a cluster per row, or clusters sweeping rows), queue (norms)
+// cluster, shared-memory (a cluster per row, or clusters sweeping rows), grid and queue (norms)
 // and loop forms, chosen from the row length, the row count and the device, without a
 // GPU.
 #include "ops/rows.hpp"
@@ -20,7 +20,7 @@ constexpr int kBf16Vec = 8, kF32Vec = 4;  // elements in a 16-byte vector
 // The families' caps (softmax.cpp, norm.cpp): vectors a thread with one row, and sweeping.
 constexpr cuda::HeldCaps kSoftmaxHeld{5, 5}, kNormHeld16{4, 3}, kNormHeld32{4, 2};
 
-// Softmax's rows (no queue form) on an H200.
+// Softmax's rows (no grid or queue form) on an H200.
 cuda::RowPlan hopper(int64_t cols, int vec, int64_t rows) {
   return cuda::plan_rows(cols, vec, {90, rows, kSms, kH200Smem, false, kSoftmaxHeld});
 }
@@ -181,18 +181,46 @@ TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters 
   CHECK(fits.slice_bytes == 50000);
 }
 
-TEST_CASE("rows too long for a cluster's shared memory take the queue form where the family has it") {
+TEST_CASE("rows of 8 MB or more, past a cluster's shared memory, take the grid form where the family has it") {
   const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
-  const cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kBf16Vec, norms);  // GroupNorm VAE: 4 MB groups
+  // GroupNorm VAE fp32: 8 MB groups, in slices for two CTAs an SM.
+  const cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kF32Vec, norms);
+  CHECK(vae.form == cuda::RowPlan::kGrid);
+  CHECK(vae.kernel("norm") == "norm_grid");
+  CHECK(vae.template_args() == "256, 2");
+  CHECK(vae.vec == kF32Vec);
+  CHECK(vae.cluster == 74);
+  CHECK(vae.slice_bytes == 7085 * 16);
+  const cuda::LaunchShape before_fit = vae.shape(32);
+  CHECK(before_fit.grid[0] == 74);  // one span until fit_to sets the spans the GPU holds
+  CHECK(before_fit.block[0] == 256);
+  CHECK(before_fit.cluster == 1);  // a span is not a hardware cluster
+  CHECK(before_fit.smem == 7085 * 16);
+  CHECK(before_fit.cooperative);
+  // A 16 MB row: past two CTAs an SM, in slices for one.
+  const cuda::RowPlan one = cuda::plan_rows(int64_t(1) << 22, kF32Vec, norms);
+  CHECK(one.form == cuda::RowPlan::kGrid);
+  CHECK(one.cluster == 73);
+  CHECK(one.slice_bytes == 14365 * 16);
+  const cuda::RowPlan fits = cuda::plan_rows(8192, kBf16Vec, norms);  // other rows as without it
+  CHECK(fits.form == cuda::RowPlan::kReg);
+  const cuda::RowPlan ampere = cuda::plan_rows(8 * 512 * 512, kF32Vec, {80, 32, kSms, 0, true});
+  CHECK(ampere.form == cuda::RowPlan::kLoop);
+}
+
+TEST_CASE("shorter rows past a cluster's shared memory, and rows past the GPU's, take the queue form") {
+  const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
+  const cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kBf16Vec, norms);  // GroupNorm VAE bf16: 4 MB groups
   CHECK(vae.form == cuda::RowPlan::kQueue);
   CHECK(vae.vec == kBf16Vec);
   CHECK(vae.tpr == 256);
   CHECK(vae.shape(32).grid[0] == 1);  // until fit_to sets the CTAs the GPU holds
   CHECK(vae.shape(32).block[0] == 256);
-  const cuda::RowPlan fits = cuda::plan_rows(8192, kBf16Vec, norms);  // other rows as without it
-  CHECK(fits.form == cuda::RowPlan::kReg);
-  const cuda::RowPlan ampere = cuda::plan_rows(8 * 512 * 512, kBf16Vec, {80, 32, kSms, 0, true});
-  CHECK(ampere.form == cuda::RowPlan::kLoop);
+  CHECK_FALSE(vae.shape(32).cooperative);
+  const cuda::RowPlan past = cuda::plan_rows(int64_t(1) << 25, kBf16Vec, {90, 2, kSms, kH200Smem, true});  // 64 MB
+  CHECK(past.form == cuda::RowPlan::kQueue);
+  const cuda::RowPlan loop = cuda::plan_rows(int64_t(1) << 25, kBf16Vec, {90, 2, kSms, kH200Smem, false});
+  CHECK(loop.form == cuda::RowPlan::kLoop);
 }
 
 TEST_CASE("rows too long for a cluster's shared memory, or misaligned, take the loop form") {
@@ -208,17 +236,19 @@ TEST_CASE("the program lists hold every plan a row length can take, each once") 
   // all_row_plans tells plans apart by their fields; were it to miss one that describe()
   // prints, some length's kernel would be left out of the lists the NVRTC test compiles.
   for (int vec : {kBf16Vec, kF32Vec, 1})
-    for (bool queue : {false, true})
+    for (bool grid_forms : {false, true})
       for (bool fallback : {false, true}) {
-        const cuda::HeldCaps held = !queue ? kSoftmaxHeld : vec == kF32Vec ? kNormHeld32 : kNormHeld16;
+        const cuda::HeldCaps held = !grid_forms ? kSoftmaxHeld : vec == kF32Vec ? kNormHeld32 : kNormHeld16;
         std::set<std::string> listed;
-        for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, queue, held))
+        for (const cuda::RowPlan& p : cuda::all_row_plans(vec, 90, fallback, true, grid_forms, held))
           listed.insert(p.describe());
-        CHECK(listed.size() == cuda::all_row_plans(vec, 90, fallback, true, queue, held).size());
+        CHECK(listed.size() == cuda::all_row_plans(vec, 90, fallback, true, grid_forms, held).size());
         std::string missing;  // the first length whose plan is not listed
         for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
-          const cuda::RowContext c{90, rows, kSms, kH200Smem, queue, held};
-          for (int64_t nvec = 1; missing.empty() && nvec <= (int64_t(1) << 20); nvec += nvec < 4096 ? 1 : 61) {
+          const cuda::RowContext c{90, rows, kSms, kH200Smem, grid_forms, held};
+          for (int64_t nvec = 1; missing.empty() && (nvec <= (int64_t(1) << 20) || nvec == int64_t(1) << 22);
+               nvec = nvec > (int64_t(1) << 20) - 61 && nvec < (int64_t(1) << 22) ? int64_t(1) << 22
+                                                                                   : nvec + (nvec < 4096 ? 1 : 61)) {
             const cuda::RowPlan p = fallback ? cuda::fallback_rows(nvec, c) : cuda::plan_rows(nvec * vec, vec, c);
             if (!listed.count(p.describe()))
               missing = std::to_string(rows) + " rows of " + std::to_string(nvec) + " vectors: " + p.describe();

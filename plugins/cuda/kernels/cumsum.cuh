@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(TPR) cumsum_row_staged(const ScanParams p) {
   // barrier of the row between, so no thread still reads them.
   __shared__ A warp_total[2][WARPS];
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const SlicedRows<T, 1, STAGES> sweep(p.x, p.len, p.outer, 0, slices, bars);
+  const SlicedRows<T, STAGES> sweep(p.x, p.len, p.outer, 1, 0, slices, bars);
   const i64 first = i64(warp) * SPAN;
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const u32* slice = sweep.slice(n);
@@ -450,7 +450,7 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) cumsum_smem(const S
   __shared__ A chunk_total[HELD][WARPS], span_total[WARPS];
   __shared__ ClusterInbox<A, CLUSTER> inbox;
   const RowGroup<TPR, 1, CLUSTER> g(inbox);
-  const SlicedRows<T, CLUSTER, 1, 1, TPR> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
+  const SlicedRows<T, 1, 1, TPR> sweep(p.x, p.len, p.outer, CLUSTER, g.rank, slices, bars, REGS * TPR);
   HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
   held.fetch(sweep, 0);
   const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;

@@ -9,7 +9,10 @@
 //             the row in shared memory (slice.cuh), read from device memory once.
 //   norm_loop any row length: one pass for the statistics, one to write (the second
 //             read mostly hits L2); CLUSTER CTAs per row split it when rows are long.
-//   norm_queue rows too long for a cluster's shared memory (sm_90; not the fused add):
+//   norm_grid rows of 8 MB or more, too long for a cluster's shared memory but not for
+//             the GPU's (sm_90; not the fused add): a span of CTAs holds each row in
+//             shared memory, read from device memory once, meeting through global memory.
+//   norm_queue other rows too long for a cluster's shared memory (sm_90; not the fused add):
 //             a persistent grid takes pieces of rows in an order that reads each piece
 //             a second time while it is still in L2 (kept there by eviction priorities).
 // Statistics in fp32, one reduction per row: the sum of squares (RMS), or for LayerNorm
@@ -209,9 +212,9 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
   __shared__ ClusterInbox<Sum2, CLUSTER> inbox[2];
   const Group g(inbox[0], inbox[1]);
   constexpr bool kRolledWalks = true;  // a quarter off the first build (slice.cuh)
-  const SlicedRows<T, CLUSTER, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, g.rank, slices, bars,
+  const SlicedRows<T, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, CLUSTER, g.rank, slices, bars,
                                                                   REGS * TPR);
-  const SliceRange<CLUSTER>& r = sweep.range;
+  const SliceRange& r = sweep.range;
   HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
   held.fetch(sweep, 0);
   for (u32 n = 0; sweep.rows.has(n); ++n) {
@@ -237,6 +240,61 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
     held.each_then_fetch(sweep, n, write);
   }
   g.finish();
+}
+
+// Dynamic shared memory: this CTA's slice of a row, as in norm_smem, but p.span CTAs a
+// row (up to one an SM; a span, not a cluster) meet through global memory: each stores
+// its slice's Sum2 and counts itself in on the row's word, and once all have, each CTA
+// combines the row's Sum2s in rank order itself (every CTA finds the same statistics).
+// A CTA waits only for the CTAs of its own span, and the launch is cooperative, so that
+// all of them are resident at once. The grid's spans sweep the rows. GroupNorm VAE's
+// 8 MB fp32 groups are read from device memory once, where norm_queue read them 1.9
+// times on an H100 (docs/perf/session43.md). The counters are zeroed by zero_words,
+// this kernel's programmatic predecessor.
+template <class T, int KIND, int AFFINE, int TPR, int PIECES>
+__global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
+  static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
+  constexpr int V = 16 / int(sizeof(T));
+  typedef RowGroup<TPR, 1, 1> Group;
+  extern __shared__ __align__(16) u32 slices[];
+  __shared__ u64 bars[PIECES];
+  __shared__ Sum2 buf[2][Group::kBuf];  // a slice's Sum2, then the row's
+  const Group g;
+  const u32 span = u32(p.span), rank = blockIdx.x % span;
+  constexpr bool kRolledWalks = true;
+  const SlicedRows<T, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, span, rank, slices, bars);
+  const SliceRange& r = sweep.range;
+  Sum2* sums = static_cast<Sum2*>(p.sums);
+  if (threadIdx.x == 0) pdl_wait();  // the counters are zeroed
+  for (u32 n = 0; sweep.rows.has(n); ++n) {
+    const i64 row = sweep.rows.nth(n);
+    const float shift = row_shift<T, KIND>(p, row);
+    Sum2 acc = {0.f, 0.f};
+    sweep.each(n, g.lane, [&](const Vec<T, V>& v, int) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+    });
+    const Sum2 slice_total = g.reduce(acc, SumOp(), buf[0]);
+    if (threadIdx.x == 0) {
+      sums[row * span + rank] = slice_total;
+      atomic_add_acq_rel(p.queue + row, 1u);
+      while (ld_acquire(p.queue + row) < span) __nanosleep(32);
+    }
+    __syncthreads();
+    __threadfence();
+    Sum2 part = {0.f, 0.f};
+    for (u32 q = g.lane; q < span; q += TPR) part = part + ld_relaxed(sums + row * span + q);
+    float mean, scale;
+    finish_stats<KIND>(g.reduce(part, SumOp(), buf[1]), shift, float(p.cols), p.eps, mean, scale);
+    const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
+    T* y = static_cast<T*>(p.y) + row * p.cols;
+    sweep.each_then_release(n, g.lane, [&](const Vec<T, V>& v, int i) {
+      const i64 e = (r.begin + i) * V;
+      Affine<T, KIND, AFFINE, V> affine;
+      affine.load(p, c0, e);
+      affine.apply(p, v, mean, scale, y + e);
+    });
+  }
 }
 
 template <class T, int KIND, int AFFINE, int V, int TPR, int CLUSTER>

@@ -88,16 +88,18 @@ struct NormParams {
   FastDiv groups;                // GroupNorm: num_groups; rows < 2^31
   int channels_per_group;        // GroupNorm: C / num_groups
   float eps;
-  // norm_queue only (kernels/norm.cuh): `queue` holds the next work item (word 0), each
-  // row's arrived statistics items (words 1 .. rows), each row's ready flag (words
-  // rows + 1 .. 2 rows), zeroed by zero_words; `sums` the statistics items' Sum2
-  // [rows][pieces]; `stats` each row's (mean, scale).
+  // norm_queue (kernels/norm.cuh): `queue` holds the next work item (word 0), each row's
+  // arrived statistics items (words 1 .. rows), each row's ready flag (words rows + 1 ..
+  // 2 rows), zeroed by zero_words; `sums` the statistics items' Sum2 [rows][pieces];
+  // `stats` each row's (mean, scale). norm_grid: `queue` holds each row's arrived CTAs
+  // (words 0 .. rows - 1), zeroed by zero_words; `sums` their slices' Sum2 [rows][span].
   unsigned* queue;
   void* sums;
   void* stats;
-  FastDiv pieces;  // work items of each kind a row
-  FastDiv pairs;   // 2 * pieces: a row's statistics and normalisation items
-  int lag;         // rows the statistics items run ahead of the normalisation items
+  FastDiv pieces;  // norm_queue: work items of each kind a row
+  FastDiv pairs;   // norm_queue: 2 * pieces, a row's statistics and normalisation items
+  int lag;         // norm_queue: rows the statistics items run ahead of the normalisation items
+  int span;        // norm_grid: CTAs a row
 };
 // Vectors in one norm_queue work item (a piece of a row): 32 KB, eight vectors a thread
 // (GroupNorm VAE bf16: 0.72 of copy; pieces of 1024 vectors 0.66).

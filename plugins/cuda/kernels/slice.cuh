@@ -15,13 +15,12 @@
 namespace tileops_cuda {
 
 // The vectors [begin, begin + count) of a row of `nvec` 16-byte vectors that CTA `rank`
-// of CLUSTER holds.
-template <int CLUSTER>
+// of the `parts` CTAs sharing the row holds.
 struct SliceRange {
   i64 begin;
   int count;
-  __device__ __forceinline__ SliceRange(i64 nvec, u32 rank) {
-    const i64 per_cta = (nvec + CLUSTER - 1) / CLUSTER;
+  __device__ __forceinline__ SliceRange(i64 nvec, u32 parts, u32 rank) {
+    const i64 per_cta = (nvec + parts - 1) / parts;
     begin = i64(rank) * per_cta;
     const i64 left = nvec - begin;
     count = int(left < 0 ? 0 : left < per_cta ? left : per_cta);
@@ -134,8 +133,9 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
   return v;
 }
 
-// A cluster's sweep over rows of `len` elements of T, each row held on chip: this CTA's
-// range of every row, the rows its cluster takes, and STAGES slices of PIECES pieces
+// The sweep over rows of `len` elements of T, each row held on chip by `parts` CTAs (a
+// cluster, or norm_grid's span of CTAs, numbered from 0 in the grid): this CTA's range of
+// every row, the rows its CTAs take, and STAGES slices of PIECES pieces
 // filled ahead (the first STAGES rows from construction on). The first `kept` vectors of
 // the range the kernel loads into registers itself (rows that shared memory alone could
 // not hold in one wave); the slice holds the rest, vector i of the slice being vector
@@ -150,22 +150,22 @@ __device__ __forceinline__ Vec<T, V> slice_vec(const u32* slice, int i) {
 // the CI VM) for kernels within 0.5% of the unrolled ones, GroupNorm unet's 1-1.6%
 // slower; softmax's one-wave rows would lose 0.6-1.4%, so softmax keeps them unrolled
 // (an H100; docs/perf/cuda-kernels-h200.md, thirty-fourth and thirty-fifth rounds).
-template <class T, int CLUSTER, int STAGES, int PIECES = 1, int TPR = 1, bool ROLLED_WALKS = false>
+template <class T, int STAGES, int PIECES = 1, int TPR = 1, bool ROLLED_WALKS = false>
 struct SlicedRows {
   static constexpr int kV = 16 / int(sizeof(T));
   static constexpr int kPieces = PIECES;
-  SliceRange<CLUSTER> range;
+  SliceRange range;
   int kept;
   RowSweep rows;
   SliceStages<STAGES, PIECES> stages;
   const T* src;  // this CTA's slice of row 0
   i64 len;
 
-  __device__ __forceinline__ SlicedRows(const void* x, i64 row_len, i64 row_count, u32 rank, u32* smem, u64* bars,
-                                        int in_registers = 0)
-      : range(row_len * i64(sizeof(T)) / 16, rank),
+  __device__ __forceinline__ SlicedRows(const void* x, i64 row_len, i64 row_count, u32 parts, u32 rank, u32* smem,
+                                        u64* bars, int in_registers = 0)
+      : range(row_len * i64(sizeof(T)) / 16, parts, rank),
         kept(range.count < in_registers ? range.count : in_registers),
-        rows{blockIdx.x / CLUSTER, gridDim.x / CLUSTER, row_count},
+        rows{blockIdx.x / parts, gridDim.x / parts, row_count},
         stages(smem, range.count - kept, bars, TPR),
         src(static_cast<const T*>(x) + (range.begin + kept) * kV),
         len(row_len) {

@@ -163,8 +163,8 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) softmax_smem(const 
   __shared__ MaxSum buf[2][Group::kBuf];
   __shared__ ClusterInbox<MaxSum, CLUSTER> inbox[2];
   const Group g(inbox[0], inbox[1]);
-  const SlicedRows<T, CLUSTER, 1, PIECES, TPR> sweep(p.x, p.len, p.outer, g.rank, slices, bars, REGS * TPR);
-  const SliceRange<CLUSTER>& r = sweep.range;
+  const SlicedRows<T, 1, PIECES, TPR> sweep(p.x, p.len, p.outer, CLUSTER, g.rank, slices, bars, REGS * TPR);
+  const SliceRange& r = sweep.range;
   HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
   held.fetch(sweep, 0);
   for (u32 n = 0; sweep.rows.has(n); ++n) {

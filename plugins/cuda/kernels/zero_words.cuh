@@ -6,8 +6,8 @@
 
 namespace tileops_cuda {
 
-// Zeroes the words a kernel's CTAs meet in (a chained scan's flags, norm_queue's
-// counters). That kernel is launched right after as its programmatic dependent: it
+// Zeroes the words a kernel's CTAs meet in (a chained scan's flags, norm_queue's and
+// norm_grid's counters). That kernel is launched right after as its programmatic dependent: it
 // starts at once and waits (pdl_wait) only before it first touches the words.
 __global__ void __launch_bounds__(256) zero_words(const ZeroParams p) {
   pdl_launch_dependents();

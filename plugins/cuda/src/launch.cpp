@@ -5,10 +5,11 @@ namespace tileops::cuda {
 namespace {
 
 // cuLaunchKernelEx's description of `s`: its cluster (when more than one CTA) with the
-// load-balancing scheduling policy and, with `dependent`, programmatic serialization,
-// written into `attrs` (room for three). The policy: rows held in clusters (one-wave
-// softmax, GroupNorm sweeps) ran 0.5-4.6% faster with it on an H100 (34th round of
-// docs/perf/cuda-kernels-h200.md), nothing measurably slower.
+// load-balancing scheduling policy, whether it is cooperative and, with `dependent`,
+// programmatic serialization (last), written into `attrs` (room for four). The policy:
+// rows held in clusters (one-wave softmax, GroupNorm sweeps) ran 0.5-4.6% faster with
+// it on an H100 (34th round of docs/perf/cuda-kernels-h200.md), nothing measurably
+// slower.
 CUlaunchConfig launch_config(const LaunchShape& s, CUstream stream, bool dependent, CUlaunchAttribute* attrs) {
   unsigned n = 0;
   if (s.cluster > 1) {
@@ -21,6 +22,12 @@ CUlaunchConfig launch_config(const LaunchShape& s, CUstream stream, bool depende
     attrs[n] = {};
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
     attrs[n].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING;
+    ++n;
+  }
+  if (s.cooperative) {
+    attrs[n] = {};
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[n].value.cooperative = 1;
     ++n;
   }
   if (dependent) {
@@ -45,26 +52,31 @@ CUlaunchConfig launch_config(const LaunchShape& s, CUstream stream, bool depende
 
 }  // namespace
 
-void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params) {
+CUresult try_launch(CUfunction f, const LaunchShape& s, void* stream, const void* params) {
   const Driver& d = driver();
   void* args[] = {const_cast<void*>(params)};
   CUresult r;
-  if (s.cluster <= 1 && !s.dependent) {
+  if (s.cluster <= 1 && !s.dependent && !s.cooperative) {
     r = d.cuLaunchKernel(f, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.smem,
                          static_cast<CUstream>(stream), args, nullptr);
   } else {
-    CUlaunchAttribute attrs[3];
+    CUlaunchAttribute attrs[4];
     CUlaunchConfig config = launch_config(s, static_cast<CUstream>(stream), s.dependent, attrs);
     r = d.cuLaunchKernelEx(&config, f, args, nullptr);
-    if (r == CUDA_ERROR_NOT_SUPPORTED && s.dependent) {
-      // A driver or stream that cannot overlap kernels: the plain stream order is just as
-      // correct (pdl_wait() then returns at once), only later. The serialization
-      // attribute is the last one.
+    if (r != CUDA_SUCCESS && s.dependent) {
+      // A driver or stream that cannot overlap kernels (NOT_SUPPORTED), or this launch
+      // with the other attributes: the plain stream order is just as correct (pdl_wait()
+      // then returns at once), only later, and a launch that fails for another reason
+      // fails again and reports that. The serialization attribute is the last one.
       config.numAttrs -= 1;
       r = d.cuLaunchKernelEx(&config, f, args, nullptr);
     }
   }
-  check(r, "launching a kernel");
+  return r;
+}
+
+void launch(CUfunction f, const LaunchShape& s, void* stream, const void* params) {
+  check(try_launch(f, s, stream, params), "launching a kernel");
 }
 
 int occupancy(CUfunction f, int block, size_t smem) {
@@ -75,7 +87,7 @@ int occupancy(CUfunction f, int block, size_t smem) {
 }
 
 int resident_clusters(CUfunction f, const LaunchShape& s) {
-  CUlaunchAttribute attrs[3];
+  CUlaunchAttribute attrs[4];
   const CUlaunchConfig config = launch_config(s, nullptr, false, attrs);
   int n = 0;
   check(driver().cuOccupancyMaxActiveClusters(&n, f, &config), "cuOccupancyMaxActiveClusters");

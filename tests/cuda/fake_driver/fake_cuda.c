@@ -28,6 +28,9 @@ static _Thread_local CUcontext current_context;
 static CUstream last_launch_stream;
 static unsigned last_launch_cluster = 1;
 static int last_launch_cluster_policy;
+static unsigned last_launch_grid;
+static atomic_long cooperative_limit = -1; /* CTAs a cooperative launch may have; -1: no limit */
+static int last_launch_cooperative;
 
 struct stream_token {
   int capturing;
@@ -47,9 +50,12 @@ void fake_cuda_read_counts(struct fake_cuda_counts* out) {
   out->last_launch_stream = last_launch_stream;
   out->last_launch_cluster = last_launch_cluster;
   out->last_launch_cluster_policy = last_launch_cluster_policy;
+  out->last_launch_grid = last_launch_grid;
+  out->last_launch_cooperative = last_launch_cooperative;
   out->context_queries = atomic_load(&counts.context_queries);
 }
 void fake_cuda_set_alloc_limit(long bytes) { atomic_store(&alloc_limit, bytes); }
+void fake_cuda_set_cooperative_limit(long ctas) { atomic_store(&cooperative_limit, ctas); }
 void fake_cuda_set_capturing(void* stream, int capturing) { ((struct stream_token*)stream)->capturing = capturing; }
 
 /* Calls that read the current context fail without one, as the driver's do: a plugin
@@ -261,8 +267,9 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 }
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, CUfunction f, int block, size_t smem) {
   (void)f;
-  (void)smem;
   *n = block <= 256 ? 4 : 2;
+  /* An sm_90 SM's 228 KB, less the 1 KB the driver sets aside a CTA. */
+  if (smem > 0 && (long)(233472 / (smem + 1024)) < *n) *n = (int)(233472 / (smem + 1024));
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaunchConfig* config) {
@@ -272,25 +279,35 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaun
 }
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                 unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
-  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
+  (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
   if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   last_launch_stream = s;
   last_launch_cluster = 1;
   last_launch_cluster_policy = 0;
+  last_launch_grid = gx;
+  last_launch_cooperative = 0;
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   (void)f, (void)params, (void)extra;
   if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
+  const long limit = atomic_load(&cooperative_limit);
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && config->attrs[i].value.cooperative && limit >= 0 &&
+        (long)config->gridDimX > limit)
+      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   last_launch_stream = config->hStream;
   last_launch_cluster = 1;
   last_launch_cluster_policy = 0;
+  last_launch_grid = config->gridDimX;
+  last_launch_cooperative = 0;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
       last_launch_cluster = config->attrs[i].value.clusterDim.x;
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE)
       last_launch_cluster_policy = (int)config->attrs[i].value.clusterSchedulingPolicyPreference;
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) last_launch_cooperative = config->attrs[i].value.cooperative;
   }
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;

@@ -16,17 +16,23 @@ struct fake_cuda_counts {
   void* last_launch_stream;
   unsigned last_launch_cluster;    /* CTAs a cluster of the last launch (1: none asked) */
   int last_launch_cluster_policy;  /* its CUclusterSchedulingPolicy preference (0: none asked) */
+  unsigned last_launch_grid;       /* its grid's CTAs along x */
+  int last_launch_cooperative;     /* whether it asked for all its CTAs resident at once */
   long context_queries;            /* cuCtxGetCurrent calls */
 };
 
 typedef void (*fake_cuda_read_counts_fn)(struct fake_cuda_counts* out);
 /* Bytes the pool may hold at once (allocations past it fail out of memory); -1: none. */
 typedef void (*fake_cuda_set_alloc_limit_fn)(long bytes);
+/* CTAs a cooperative launch may have (more fail as too large, as where other work holds
+ * the SMs); -1: as many as asked. */
+typedef void (*fake_cuda_set_cooperative_limit_fn)(long ctas);
 /* Marks a stream (from cuStreamCreate) as being captured into a graph, or not. */
 typedef void (*fake_cuda_set_capturing_fn)(void* stream, int capturing);
 
 void fake_cuda_read_counts(struct fake_cuda_counts* out);
 void fake_cuda_set_alloc_limit(long bytes);
+void fake_cuda_set_cooperative_limit(long ctas);
 void fake_cuda_set_capturing(void* stream, int capturing);
 
 #endif

@@ -113,10 +113,13 @@ struct LaunchShape {
   unsigned cluster = 1;
   unsigned smem = 0;
   bool dependent = false;
+  bool cooperative = false;  // all CTAs resident at once, or the launch fails
 };
 // Launches `f` with one parameter block on `stream` exactly as given (nullptr: the
 // legacy default stream). Throws sdk::Failure (TILEOPS_ERR_DEVICE) when it fails.
 void launch(CUfunction f, const LaunchShape& shape, void* stream, const void* params);
+// launch(), answering the driver's result instead of throwing it.
+CUresult try_launch(CUfunction f, const LaunchShape& shape, void* stream, const void* params);
 
 // zero_words (kernels/zero_words.cuh), a program of its own: the kernel types that launch
 // it load it beside their own programs.

@@ -6,10 +6,12 @@
 #include "ops.hpp"
 #include "rows.hpp"
 
+#include "../log.hpp"
 #include "../stream_buffer.hpp"
 #include "../strided_copy.hpp"
 
 #include <cstdio>
+#include <mutex>
 
 namespace tileops::cuda {
 namespace {
@@ -35,11 +37,12 @@ struct NormPlan {
     return {"norm", {instance(rows.kernel("norm").c_str(), {cuda_type(elem), std::to_string(int(kind)),
                                                              std::to_string(affine), rows.template_args()})}};
   }
-  // The primary form's program, the fallback's, and for the queue form zero_words, which
-  // zeroes its counters.
+  // The primary form's program, the fallback's, and for the forms whose CTAs meet
+  // through counters (queue, grid) zero_words, which zeroes them.
+  bool meets() const { return primary.form == RowPlan::kQueue || primary.form == RowPlan::kGrid; }
   std::vector<ProgramSpec> programs() const {
     std::vector<ProgramSpec> out{program(primary), program(fallback)};
-    if (primary.form == RowPlan::kQueue) out.push_back(zero_words_program());
+    if (meets()) out.push_back(zero_words_program());
     return out;
   }
   std::string identity(const Call& call) const {
@@ -92,7 +95,7 @@ NormPlan plan(const Call& call, NormKind kind) {
     run = p.cols;
   }
   const int vec = run > 0 && run % max_vec(p.elem) == 0 ? max_vec(p.elem) : 1;
-  // The fused add also reads and writes the residual: never the shared-memory or the
+  // The fused add also reads and writes the residual: never the shared-memory, grid or
   // queue form.
   const RowContext context{p.arch, p.cols ? numel(x) / p.cols : 0, call.sm_count(),
                            kind == kFusedAddRms ? 0 : call.smem_budget(), kind != kFusedAddRms, norm_held(kind, p.affine, vec)};
@@ -110,9 +113,9 @@ class NormKernel final : public CudaKernel {
         channel_size_(make_fast_div(uint32_t(plan.channel_size))),
         groups_(make_fast_div(uint32_t(plan.groups))),
         primary_(modules[0]->functions[0]),
-        zero_(plan.primary.form == RowPlan::kQueue ? modules[2]->functions[0] : nullptr),
+        zero_(plan.meets() ? modules[2]->functions[0] : nullptr),
         fallback_(modules[1]->functions[0]) {
-    if (plan.primary.form == RowPlan::kSmem) allow_max_smem(primary_, device);
+    if (plan.primary.form == RowPlan::kSmem || plan.primary.form == RowPlan::kGrid) allow_max_smem(primary_, device);
     plan_.primary.fit_to(primary_, device.sm_count);
     if (plan_.primary.form == RowPlan::kQueue) {
       // Fixed by the plan's row length and the grid: the statistics run ahead by the rows'
@@ -175,34 +178,49 @@ class NormKernel final : public CudaKernel {
   }
 
  private:
-  void run(const tileops_cuda::NormParams& p, void* stream) const {
+  void run(tileops_cuda::NormParams p, void* stream) const {
     const size_t align = size_t(plan_.primary.vec) * size_of(plan_.elem);
     const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.residual, align) &&
                     aligned(p.weight, align) && aligned(p.bias, align);
     const RowPlan& rows = ok ? plan_.primary : plan_.fallback;
-    if (rows.form == RowPlan::kQueue) return run_queue(p, stream);
+    if (rows.form == RowPlan::kQueue) {
+      p.pieces = queue_pieces_;
+      p.pairs = queue_pairs_;
+      p.lag = int(queue_lag_);
+      return run_meeting(p, 1 + 2 * p.rows, queue_pieces_.divisor, true, stream);
+    }
+    if (rows.form == RowPlan::kGrid) {
+      p.span = rows.cluster;
+      return run_meeting(p, p.rows, rows.cluster, false, stream);
+    }
     cuda::launch(ok ? primary_ : fallback_, rows.shape(p.rows), stream, &p);
   }
 
-  // norm_queue: its counters, the pieces' sums and the rows' statistics in scratch memory.
-  void run_queue(tileops_cuda::NormParams p, void* stream) const {
-    const int64_t pieces = queue_pieces_.divisor;
+  // norm_queue and norm_grid: `words` counters, zeroed by zero_words, then `parts` Sum2s
+  // a row and (`with_stats`) the rows' statistics, in scratch memory.
+  void run_meeting(tileops_cuda::NormParams p, int64_t words, int64_t parts, bool with_stats, void* stream) const {
     constexpr size_t kPair = 2 * sizeof(float);  // a Sum2 or a RowStats (norm.cuh)
-    const int64_t words = 1 + 2 * p.rows;
     const size_t words_bytes = (size_t(words) * 4 + 15) & ~size_t(15);
-    const size_t sums_bytes = size_t(p.rows * pieces) * kPair;
-    StreamBuffer scratch(words_bytes + sums_bytes + size_t(p.rows) * kPair, stream);
+    const size_t sums_bytes = size_t(p.rows * parts) * kPair;
+    StreamBuffer scratch(words_bytes + sums_bytes + (with_stats ? size_t(p.rows) * kPair : 0), stream);
     char* base = static_cast<char*>(scratch.get());
     p.queue = reinterpret_cast<unsigned*>(base);
     p.sums = base + words_bytes;
-    p.stats = base + words_bytes + sums_bytes;
-    p.pieces = queue_pieces_;
-    p.pairs = queue_pairs_;
-    p.lag = int(queue_lag_);
+    if (with_stats) p.stats = base + words_bytes + sums_bytes;
     zero_words(zero_, p.queue, words, stream);
     LaunchShape s = plan_.primary.shape(p.rows);
     s.dependent = true;
-    cuda::launch(primary_, s, stream, &p);
+    const CUresult r = try_launch(primary_, s, stream, &p);
+    if (r != CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) return check(r, "launching a kernel");
+    // The grid form's spans need all their CTAs resident at once, which the GPU may not
+    // give while other work holds its SMs (another process under MPS, a green context):
+    // the loop form then takes the rows, slower but whatever the GPU holds.
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      log(TILEOPS_LOG_WARN, "CUDA norm rows of " + std::to_string(p.cols) + " elements: the GPU does not hold the " +
+                                std::to_string(s.grid[0]) + " CTAs of their grid form at once; they take the loop form");
+    });
+    cuda::launch(fallback_, plan_.fallback.shape(p.rows), stream, &p);
   }
 
   NormPlan plan_;
@@ -264,7 +282,7 @@ void list_norm_programs(std::vector<ProgramSpec>& out) {
         p.kind = kind;
         p.elem = e;
         p.affine = affine;
-        const bool row_forms = kind != kFusedAddRms;  // the shared-memory and queue forms
+        const bool row_forms = kind != kFusedAddRms;  // the shared-memory, grid and queue forms
         for (int vec : {max_vec(e), 1})
           for (const RowPlan& rows : all_row_plans(vec, 90, false, row_forms, row_forms, norm_held(kind, affine, vec)))
             out.push_back(p.program(rows));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -17,6 +18,8 @@ constexpr int kClusterThreads = 256;
 constexpr int kMaxCluster = TILEOPS_CUDA_MAX_CLUSTER;
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
 constexpr int kQueueThreads = 256;  // the queue form: TILEOPS_CUDA_QUEUE_VECS / 256 vectors a thread
+constexpr int kGridThreads = 256;
+constexpr int64_t kGridMinRowBytes = 8 << 20;  // shorter rows take the queue form
 // kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up
 // to what one CTA may use less what the kernels declare statically.
 constexpr int64_t kSliceTarget = 64 << 10;
@@ -69,6 +72,27 @@ int64_t one_wave_slice(int64_t ctas, int sm_count) {
   return kSm90SmemPerSm / per_sm - kCtaSmemReserve - kStaticSmemReserve;
 }
 
+// The grid form for rows of `nvec` 16-byte vectors, if a span of at most one CTA an SM
+// holds one: slices for two CTAs an SM where the span fits that, so that one CTA's
+// copies overlap the other's wait for its row (on 8 MB rows one CTA an SM was 4-17%
+// slower; docs/perf/session43.md), else for one.
+std::optional<RowPlan> grid_plan(int64_t nvec, int vec, const RowContext& c) {
+  for (int64_t per_sm : {2, 1}) {
+    const int64_t room = std::min(c.smem_budget - kStaticSmemReserve, one_wave_slice(per_sm * c.sm_count, c.sm_count));
+    const int64_t span = ceil_div(nvec * 16, room);
+    if (span > c.sm_count) continue;
+    RowPlan p;
+    p.form = RowPlan::kGrid;
+    p.vec = vec;
+    p.tpr = kGridThreads;
+    p.cluster = int(span);
+    p.slice_bytes = int(ceil_div(nvec, span) * 16);
+    p.pieces = 2;  // the first half refills with the span's next row while the second is written
+    return p;
+  }
+  return std::nullopt;
+}
+
 // The 16-byte vectors a thread keeps in registers, before its slice, so that `ctas` CTAs
 // (those of the rows' clusters, or kSweepCtas an SM) fit the SMs at once: 0 when the
 // slices fit, or when more than `cap` vectors would be needed. Rows of a cluster each
@@ -96,7 +120,17 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
   while (p.cluster < kMaxCluster && c.rows * p.cluster < 2 * int64_t(c.sm_count)) p.cluster *= 2;  // few rows
   const int64_t room = c.smem_budget - kStaticSmemReserve;
   const int64_t slice = ceil_div(nvec, p.cluster) * 16;
-  if (slice > room) return c.queue && queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
+  if (slice > room) {
+    if (!c.grid_forms) return loop_plan(nvec, vec, c);
+    // The grid form reads a row from DRAM once, the queue form a piece twice, the second
+    // time from L2 if it is still there: on an H100 the queue read GroupNorm VAE's 8 MB
+    // fp32 groups 1.9 times and the grid form took it from 0.70 to 0.75 of copy; its 4 MB
+    // 16-bit groups the queue read 1.36 times, yet the grid form, whose spans wait for
+    // their rows in step, lost there (0.80 -> 0.755; docs/perf/session43.md).
+    if (nvec * 16 >= kGridMinRowBytes)
+      if (auto grid = grid_plan(nvec, vec, c)) return *grid;
+    return queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
+  }
   // Waves of clusters: the clusters the GPU holds sweep the rows instead, each CTA
   // refilling its slice as soon as it has written a row, with no cluster launched in
   // between. On the H200, LogSoftmax [2048, 128256] went from 0.79 to 0.835 of copy
@@ -133,7 +167,7 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
 }  // namespace
 
 std::string RowPlan::kernel(const char* family) const {
-  static const char* const kSuffix[] = {"_reg", "_smem", "_loop", "_queue"};  // by Form
+  static const char* const kSuffix[] = {"_reg", "_smem", "_loop", "_queue", "_grid"};  // by Form
   return std::string(family) + kSuffix[form];
 }
 
@@ -147,6 +181,7 @@ std::string RowPlan::template_args() const {
              std::to_string(held);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
     case kQueue: return std::to_string(vec) + ", " + std::to_string(tpr);
+    case kGrid: return std::to_string(tpr) + ", " + std::to_string(pieces);
   }
   return "";
 }
@@ -166,6 +201,13 @@ LaunchShape RowPlan::shape(int64_t rows) const {
     s.block[0] = unsigned(tpr);
     return s;
   }
+  if (form == kGrid) {  // a span of CTAs a row, as many spans as the GPU holds at once, each sweeping rows
+    s.grid[0] = unsigned(std::min<int64_t>(rows, resident > 0 ? resident : 1) * cluster);
+    s.block[0] = unsigned(tpr);
+    s.smem = unsigned(slice_bytes);
+    s.cooperative = true;
+    return s;
+  }
   int64_t groups = ceil_div(rows, rpc);
   if (sweep && resident > 0 && groups > resident) groups = resident;
   s.grid[0] = unsigned(groups * cluster);
@@ -182,6 +224,7 @@ bool RowPlan::one_wave(int64_t rows, int sm_count) const {
 void RowPlan::fit_to(CUfunction f, int sm_count) {
   if (form == kSmem && sweep) resident = resident_clusters(f, shape(1));
   if (form == kQueue) resident = occupancy(f, tpr) * sm_count;
+  if (form == kGrid) resident = occupancy(f, tpr, size_t(slice_bytes)) * sm_count / cluster;
 }
 
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
@@ -214,11 +257,12 @@ RowPlan fallback_rows(int64_t cols, const RowContext& c) { return loop_plan(cols
 
 namespace {
 
-// Every distinct plan for row lengths of 1 .. 2^20 vectors, of 1, 64, 128 or 2^20 rows. A
-// plan is told apart by what describe() prints, without building the string for each of
-// the 2^22 lengths (that took minutes in the sanitizer build); neighbouring lengths
-// mostly share a plan, so only a change of plan is looked up.
-std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, HeldCaps max_held) {
+// Every distinct plan for row lengths of 1 .. 2^20 vectors and of 2^22 (64 MB, past the
+// GPU's shared memory: the queue form), of 1, 64, 128 or 2^20 rows. A plan is told apart
+// by what describe() prints, without building the string for each of the 2^22 lengths
+// (that took minutes in the sanitizer build); neighbouring lengths mostly share a plan,
+// so only a change of plan is looked up.
+std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool smem, bool grid_forms, HeldCaps max_held) {
   typedef std::tuple<int, int, int, int, int, int, bool, int, int> Key;
   const auto key = [](const RowPlan& p) {
     return Key{p.form, p.vec, p.items, p.tpr, p.rpc, p.cluster, p.sweep, p.pieces, p.held};
@@ -227,9 +271,10 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
   std::set<Key> seen;
   // 64 and 128 rows: clusters of 8 and of 4 a row that hold vectors in registers.
   for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
-    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, queue, max_held};
+    const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, grid_forms, max_held};
     Key previous{-1, 0, 0, 0, 0, 0, false, 0, 0};
-    for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) {
+    for (int64_t nvec = 1; nvec <= (int64_t(1) << 20) || nvec == (int64_t(1) << 22);
+         nvec = nvec == (int64_t(1) << 20) ? int64_t(1) << 22 : nvec + 1) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       const Key k = key(p);
       if (k == previous) continue;
@@ -242,16 +287,16 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
 
 }  // namespace
 
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, HeldCaps max_held) {
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool grid_forms, HeldCaps max_held) {
   // The program lists ask again for each op and dtype: each distinct question is
   // enumerated once.
   static std::mutex mutex;
   static std::map<std::tuple<int, int, bool, bool, bool, HeldCaps>, std::vector<RowPlan>> answers;
   const std::lock_guard<std::mutex> lock(mutex);
-  const auto question = std::make_tuple(vec, arch, fallback, smem, queue, max_held);
+  const auto question = std::make_tuple(vec, arch, fallback, smem, grid_forms, max_held);
   auto it = answers.find(question);
   if (it == answers.end())
-    it = answers.emplace(question, enumerate_row_plans(vec, arch, fallback, smem, queue, max_held)).first;
+    it = answers.emplace(question, enumerate_row_plans(vec, arch, fallback, smem, grid_forms, max_held)).first;
   return it->second;
 }
 

@@ -10,24 +10,27 @@ struct RowPlan {
   // kReg: the row lives in registers (norm_reg, softmax_reg); kSmem: in the shared
   // memory of a cluster, read once by the bulk copy engine (norm_smem, softmax_smem);
   // kLoop: a statistics pass, then a write pass (norm_loop, softmax_loop); kQueue: pieces
-  // of rows handed out as work items to a persistent grid (norm_queue only).
-  enum Form { kReg, kSmem, kLoop, kQueue };
+  // of rows handed out as work items to a persistent grid (norm_queue only); kGrid: in
+  // the shared memory of a span of CTAs, up to one an SM, meeting through global memory
+  // (norm_grid only).
+  enum Form { kReg, kSmem, kLoop, kQueue, kGrid };
   Form form = kReg;
   int vec = 1;          // elements per access (kSmem: 16 bytes' worth)
   int items = 1;        // kReg: vectors per thread
   int tpr = 32;         // threads per row (per CTA of a cluster)
   int rpc = 1;          // rows per CTA
-  int cluster = 1;      // CTAs per row
-  int slice_bytes = 0;  // kSmem: a CTA's share of a row
-  int pieces = 1;       // kSmem: the slice lands, and refills, in this many pieces
+  int cluster = 1;      // CTAs per row (kGrid: a span launched as single CTAs)
+  int slice_bytes = 0;  // kSmem, kGrid: a CTA's share of a row
+  int pieces = 1;       // kSmem, kGrid: the slice lands, and refills, in this many pieces
   int held = 0;         // kSmem: 16-byte vectors a thread keeps in registers, before the slice
   // kSmem: the rows make waves of clusters, so the grid is instead the clusters the GPU
   // holds at once, `resident` (set by fit_to once the kernel is loaded), each sweeping
-  // rows. kQueue: the grid is `resident` CTAs.
+  // rows. kQueue: the grid is `resident` CTAs. kGrid: the grid is at most `resident`
+  // spans, which sweep the rows.
   bool sweep = false;
   int resident = 0;
 
-  // "<family>_reg", "<family>_smem", "<family>_loop" or "<family>_queue".
+  // "<family>_reg", "<family>_smem", "<family>_loop", "<family>_queue" or "<family>_grid".
   std::string kernel(const char* family) const;
   // The template arguments after <T, KIND-or-LOG, ...> of that kernel.
   std::string template_args() const;
@@ -37,7 +40,7 @@ struct RowPlan {
   // memory at once (else false).
   bool one_wave(int64_t rows, int sm_count) const;
   // Sets `resident` for the kernel `f` of this plan on a GPU of `sm_count` SMs (kSmem
-  // that sweeps, kQueue; else nothing).
+  // that sweeps, kQueue, kGrid; else nothing).
   void fit_to(CUfunction f, int sm_count);
 };
 
@@ -57,7 +60,7 @@ struct RowContext {
   int64_t rows;
   int sm_count;
   int64_t smem_budget;
-  bool queue = false;  // the family has a kQueue kernel (the norms)
+  bool grid_forms = false;  // the family has the kGrid and kQueue kernels (the norms)
   HeldCaps max_held{};
 };
 
@@ -65,7 +68,8 @@ struct RowContext {
 // worth when the row length allows): in registers when a row fits (at most 32 elements
 // a thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
 // else on sm_90 in the shared memory of a cluster of up to 8 CTAs, else (sm_90, with
-// `queue`) the queue form, else the loop form.
+// `grid_forms`) in the shared memory of a span of CTAs (rows of 8 MB or more) or else the
+// queue form, else the loop form.
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& context);
 // The form for rows whose pointers turn out misaligned at launch: the loop, one element
 // an access.
@@ -75,7 +79,7 @@ RowPlan fallback_rows(int64_t cols, const RowContext& context);
 // rows accessed `vec` at a time on `arch`, over every row length up to 2^20 vectors and
 // the row counts that make each form (a cluster a row, one that holds vectors in
 // registers, clusters that sweep), with (`smem`) or without a shared-memory budget, with
-// or without the queue form, holding at most `max_held` vectors in registers.
-std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool queue, HeldCaps max_held);
+// or without the grid and queue forms, holding at most `max_held` vectors in registers.
+std::vector<RowPlan> all_row_plans(int vec, int arch, bool fallback, bool smem, bool grid_forms, HeldCaps max_held);
 
 }  // namespace tileops::cuda
