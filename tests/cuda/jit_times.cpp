@@ -24,24 +24,25 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 // caps of 16-bit rows' vectors a thread in registers): RMSNorm [64, 65536] (registers of
 // a cluster), GroupNorm [8, 512, 128, 128] without affine inputs, as the workload row (a
 // cluster's shared memory, 3 vectors a thread in registers), GroupNorm VAE [1, 256, 512,
-// 512] (the queue) and the VAE's scalar twin, built beside it for pointers found
-// misaligned; then a softmax and an elementwise program.
+// 512] (bf16: the queue; fp32: the grid form) and the VAE's scalar twin, built beside it
+// for pointers found misaligned; then a softmax and an elementwise program.
 std::vector<ProgramSpec> timed_programs() {
   const auto plan = plan_rows(8192, 8, {90, 8192, 132, 0});
   const auto on_h200 = [](int64_t rows) {
     return RowContext{90, rows, 132, 232448, true, norm_held(tileops_cuda::kGroup, 0, 8)};
   };
   const auto norm = [](const char* type_kind_affine, const RowPlan& rows) {
-    return ProgramSpec{"norm", {"tileops_cuda::" + rows.kernel("norm") + "<tileops_cuda::" + type_kind_affine + ", " +
+    return ProgramSpec{"norm", {"tileops_cuda::" + rows.kernel("norm") + "<" + type_kind_affine + ", " +
                                 rows.template_args() + ">"}};
   };
   return {
-      norm("bf16, 0, 1", plan),
-      norm("f16, 2, 3", plan),
-      norm("bf16, 0, 1", plan_rows(65536, 8, on_h200(64))),
-      norm("bf16, 3, 0", plan_rows(262144, 8, on_h200(256))),
-      norm("bf16, 3, 3", plan_rows(2097152, 8, on_h200(32))),
-      norm("bf16, 3, 3", fallback_rows(2097152, on_h200(32))),
+      norm("tileops_cuda::bf16, 0, 1", plan),
+      norm("tileops_cuda::f16, 2, 3", plan),
+      norm("tileops_cuda::bf16, 0, 1", plan_rows(65536, 8, on_h200(64))),
+      norm("tileops_cuda::bf16, 3, 0", plan_rows(262144, 8, on_h200(256))),
+      norm("tileops_cuda::bf16, 3, 3", plan_rows(2097152, 8, on_h200(32))),
+      norm("float, 3, 3", plan_rows(2097152, 4, on_h200(32))),
+      norm("tileops_cuda::bf16, 3, 3", fallback_rows(2097152, on_h200(32))),
       {"softmax", {"tileops_cuda::softmax_reg<float, 0, " + plan_rows(8192, 4, {90, 8192, 132, 0}).template_args() + ">"}},
       {"elementwise", {"tileops_cuda::unary<tileops_cuda::bf16, 3, 8, 4>"}},
   };
