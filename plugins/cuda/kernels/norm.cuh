@@ -277,8 +277,8 @@ __global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
     const Sum2 slice_total = g.reduce(acc, SumOp(), buf[0]);
     if (threadIdx.x == 0) {
       sums[row * span + rank] = slice_total;
-      atomic_add_acq_rel(p.queue + row, 1u);
-      while (ld_acquire(p.queue + row) < span) __nanosleep(32);
+      atomic_add_acq_rel(p.counters + row, 1u);
+      while (ld_acquire(p.counters + row) < span) __nanosleep(32);
     }
     __syncthreads();
     __threadfence();
@@ -358,7 +358,7 @@ struct RowStats {
   float mean, scale;
 };
 
-// Work items, taken one at a time from a counter (p.queue[0]) by a grid of as many CTAs
+// Work items, taken one at a time from a counter (p.counters[0]) by a grid of as many CTAs
 // as the GPU holds: each row is cut into p.pieces pieces of kQueueVecs vectors (the last
 // shorter), and each piece gives a statistics item (its Sum2) and a normalisation item.
 // The statistics of rows 0 .. lag - 1 come first, then the statistics of row k + lag and
@@ -391,21 +391,21 @@ __global__ void __launch_bounds__(TPR, kQueueCtasPerSm) norm_queue(const NormPar
   const Group g;
   const i64 nvec = p.cols / V;
   const i64 pieces = p.pieces.divisor;
-  u32* arrived = p.queue + 1;
-  u32* ready = p.queue + 1 + p.rows;
+  u32* arrived = p.counters + 1;
+  u32* ready = p.counters + 1 + p.rows;
   Sum2* sums = static_cast<Sum2*>(p.sums);
   RowStats* stats = static_cast<RowStats*>(p.stats);
   const u64 keep = l2_evict_last(), drop = l2_evict_first();
   if (threadIdx.x == 0) {
     pdl_wait();  // the counters are zeroed
-    item_of_cta = atomicAdd(p.queue, 1u);
+    item_of_cta = atomicAdd(p.counters, 1u);
   }
   __syncthreads();
   for (i64 item = item_of_cta; item < 2 * p.rows * pieces; item = item_of_cta) {
     __syncthreads();  // everyone has read item_of_cta
     // The next item's ticket, taken now so that its round trip overlaps this item.
     u32 next = 0;
-    if (threadIdx.x == 0) next = atomicAdd(p.queue, 1u);
+    if (threadIdx.x == 0) next = atomicAdd(p.counters, 1u);
     const QueueItem it(u32(item), u32(p.rows), p.pieces, p.pairs, u32(p.lag));
     const bool statistics = it.statistics;
     const i64 row = it.row, piece = it.piece;

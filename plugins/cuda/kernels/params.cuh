@@ -88,12 +88,12 @@ struct NormParams {
   FastDiv groups;                // GroupNorm: num_groups; rows < 2^31
   int channels_per_group;        // GroupNorm: C / num_groups
   float eps;
-  // norm_queue (kernels/norm.cuh): `queue` holds the next work item (word 0), each row's
-  // arrived statistics items (words 1 .. rows), each row's ready flag (words rows + 1 ..
-  // 2 rows), zeroed by zero_words; `sums` the statistics items' Sum2 [rows][pieces];
-  // `stats` each row's (mean, scale). norm_grid: `queue` holds each row's arrived CTAs
+  // norm_queue (kernels/norm.cuh): `counters` holds the next work item (word 0), each
+  // row's arrived statistics items (words 1 .. rows), each row's ready flag (words rows +
+  // 1 .. 2 rows), zeroed by zero_words; `sums` the statistics items' Sum2 [rows][pieces];
+  // `stats` each row's (mean, scale). norm_grid: `counters` holds each row's arrived CTAs
   // (words 0 .. rows - 1), zeroed by zero_words; `sums` their slices' Sum2 [rows][span].
-  unsigned* queue;
+  unsigned* counters;
   void* sums;
   void* stats;
   FastDiv pieces;  // norm_queue: work items of each kind a row

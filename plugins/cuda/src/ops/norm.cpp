@@ -178,36 +178,41 @@ class NormKernel final : public CudaKernel {
   }
 
  private:
-  void run(tileops_cuda::NormParams p, void* stream) const {
+  void run(const tileops_cuda::NormParams& p, void* stream) const {
     const size_t align = size_t(plan_.primary.vec) * size_of(plan_.elem);
     const bool ok = aligned(p.x, align) && aligned(p.y, align) && aligned(p.residual, align) &&
                     aligned(p.weight, align) && aligned(p.bias, align);
     const RowPlan& rows = ok ? plan_.primary : plan_.fallback;
-    if (rows.form == RowPlan::kQueue) {
-      p.pieces = queue_pieces_;
-      p.pairs = queue_pairs_;
-      p.lag = int(queue_lag_);
-      return run_meeting(p, 1 + 2 * p.rows, queue_pieces_.divisor, true, stream);
-    }
-    if (rows.form == RowPlan::kGrid) {
-      p.span = rows.cluster;
-      return run_meeting(p, p.rows, rows.cluster, false, stream);
-    }
+    if (rows.form == RowPlan::kQueue || rows.form == RowPlan::kGrid) return run_meeting(p, stream);
     cuda::launch(ok ? primary_ : fallback_, rows.shape(p.rows), stream, &p);
   }
 
-  // norm_queue and norm_grid: `words` counters, zeroed by zero_words, then `parts` Sum2s
-  // a row and (`with_stats`) the rows' statistics, in scratch memory.
-  void run_meeting(tileops_cuda::NormParams p, int64_t words, int64_t parts, bool with_stats, void* stream) const {
+  // norm_queue and norm_grid: their counters, zeroed by zero_words, then the Sum2s of the
+  // rows' parts (the queue's pieces, the grid's slices) and, for the queue, the rows'
+  // statistics, in scratch memory.
+  void run_meeting(tileops_cuda::NormParams p, void* stream) const {
+    const bool queue = plan_.primary.form == RowPlan::kQueue;
+    int64_t words, parts;
+    if (queue) {
+      p.pieces = queue_pieces_;
+      p.pairs = queue_pairs_;
+      p.lag = int(queue_lag_);
+      words = 1 + 2 * p.rows;
+      parts = queue_pieces_.divisor;
+    } else {
+      p.span = plan_.primary.cluster;
+      words = p.rows;
+      parts = p.span;
+    }
     constexpr size_t kPair = 2 * sizeof(float);  // a Sum2 or a RowStats (norm.cuh)
     const size_t words_bytes = (size_t(words) * 4 + 15) & ~size_t(15);
     const size_t sums_bytes = size_t(p.rows * parts) * kPair;
-    StreamBuffer scratch(words_bytes + sums_bytes + (with_stats ? size_t(p.rows) * kPair : 0), stream);
+    StreamBuffer scratch(words_bytes + sums_bytes + (queue ? size_t(p.rows) * kPair : 0), stream);
     char* base = static_cast<char*>(scratch.get());
-    p.queue = reinterpret_cast<unsigned*>(base);
+    p.counters = reinterpret_cast<unsigned*>(base);
     p.sums = base + words_bytes;
-    if (with_stats) p.stats = base + words_bytes + sums_bytes;
-    zero_words(zero_, p.queue, words, stream);
+    if (queue) p.stats = base + words_bytes + sums_bytes;
+    zero_words(zero_, p.counters, words, stream);
     LaunchShape s = plan_.primary.shape(p.rows);
     s.dependent = true;
     const CUresult r = try_launch(primary_, s, stream, &p);

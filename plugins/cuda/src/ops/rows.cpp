@@ -273,14 +273,15 @@ std::vector<RowPlan> enumerate_row_plans(int vec, int arch, bool fallback, bool 
   for (int64_t rows : {int64_t(1), int64_t(64), int64_t(128), int64_t(1) << 20}) {
     const RowContext c{arch, rows, 132, smem ? kH100SmemBudget : 0, grid_forms, max_held};
     Key previous{-1, 0, 0, 0, 0, 0, false, 0, 0};
-    for (int64_t nvec = 1; nvec <= (int64_t(1) << 20) || nvec == (int64_t(1) << 22);
-         nvec = nvec == (int64_t(1) << 20) ? int64_t(1) << 22 : nvec + 1) {
+    const auto consider = [&](int64_t nvec) {
       const RowPlan p = fallback ? fallback_rows(nvec, c) : plan_rows(nvec * vec, vec, c);
       const Key k = key(p);
-      if (k == previous) continue;
+      if (k == previous) return;
       previous = k;
       if (seen.insert(k).second) out.push_back(p);
-    }
+    };
+    for (int64_t nvec = 1; nvec <= (int64_t(1) << 20); ++nvec) consider(nvec);
+    consider(int64_t(1) << 22);
   }
   return out;
 }
