@@ -42,6 +42,12 @@ __device__ __forceinline__ void accumulate(Sum2& acc, float x, float shift) {
   }
 }
 
+template <int KIND, class T, int V>
+__device__ __forceinline__ void accumulate(Sum2& acc, const Vec<T, V>& v, float shift) {
+#pragma unroll
+  for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+}
+
 // Mean and 1 / sqrt(variance + eps) (RMS: mean 0, mean square for variance).
 template <int KIND>
 __device__ __forceinline__ void finish_stats(const Sum2& tot, float shift, float n, float eps, float& mean,
@@ -97,10 +103,13 @@ struct Affine {
     }
     return to_vec<T, V>(o);
   }
-  // Normalises the V elements `in` and stores them at `out`.
-  __device__ __forceinline__ void apply(const NormParams& p, const Vec<T, V>& in, float mean, float scale,
-                                        T* out) const {
-    store<T, V>(out, values(p, in, mean, scale));
+  // Normalises `in`, the V elements at element `e` of a row whose GroupNorm channels start
+  // at c0, and stores them at `out`.
+  static __device__ __forceinline__ void store_normalised(const NormParams& p, i32 c0, i64 e, const Vec<T, V>& in,
+                                                          float mean, float scale, T* out) {
+    Affine affine;
+    affine.load(p, c0, e);
+    store<T, V>(out, affine.values(p, in, mean, scale));
   }
 };
 
@@ -180,8 +189,7 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
     if (!ok[i]) continue;
     v[i] = in[i].value(p, g.row * p.cols + vi * V);
-#pragma unroll
-    for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[i].get_float(k), shift);
+    accumulate<KIND>(acc, v[i], shift);
   }
   float mean, scale;
   finish_stats<KIND>(g.reduce(acc, SumOp(), buf, inbox, 0), shift, float(p.cols), p.eps, mean, scale);
@@ -189,9 +197,8 @@ __global__ void __launch_bounds__(TPR* RPC, (NormRegBlocks<T, KIND, V, TPR * RPC
   for (int i = 0; i < ITEMS; ++i) {
     const i64 vi = (i64(g.rank) * ITEMS + i) * TPR + g.lane;
     if (!ok[i]) continue;
-    Affine<T, KIND, AFFINE, V> affine;
-    affine.load(p, c0, vi * V);
-    affine.apply(p, v[i], mean, scale, static_cast<T*>(p.y) + g.row * p.cols + vi * V);
+    T* out = static_cast<T*>(p.y) + g.row * p.cols + vi * V;
+    Affine<T, KIND, AFFINE, V>::store_normalised(p, c0, vi * V, v[i], mean, scale, out);
   }
   g.finish();
 }
@@ -222,8 +229,7 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
     const float shift = row_shift<T, KIND>(p, row);
     Sum2 acc = {0.f, 0.f};
     const auto add = [&](const Vec<T, V>& v, int) {
-#pragma unroll
-      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+      accumulate<KIND>(acc, v, shift);
     };
     held.each(add);
     sweep.each(n, g.lane, add);
@@ -233,9 +239,7 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
     T* y = static_cast<T*>(p.y) + row * p.cols;
     const auto write = [&](const Vec<T, V>& v, int i) {  // i: the vector's index in the CTA's share
       const i64 e = (r.begin + i) * V;
-      Affine<T, KIND, AFFINE, V> affine;
-      affine.load(p, c0, e);
-      affine.apply(p, v, mean, scale, y + e);
+      Affine<T, KIND, AFFINE, V>::store_normalised(p, c0, e, v, mean, scale, y + e);
     };
     held.each_then_fetch(sweep, n, write);
   }
@@ -271,8 +275,7 @@ __global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
     const float shift = row_shift<T, KIND>(p, row);
     Sum2 acc = {0.f, 0.f};
     sweep.each(n, g.lane, [&](const Vec<T, V>& v, int) {
-#pragma unroll
-      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+      accumulate<KIND>(acc, v, shift);
     });
     const Sum2 slice_total = g.reduce(acc, SumOp(), buf[0]);
     if (threadIdx.x == 0) {
@@ -290,9 +293,7 @@ __global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
     T* y = static_cast<T*>(p.y) + row * p.cols;
     sweep.each_then_release(n, g.lane, [&](const Vec<T, V>& v, int i) {
       const i64 e = (r.begin + i) * V;
-      Affine<T, KIND, AFFINE, V> affine;
-      affine.load(p, c0, e);
-      affine.apply(p, v, mean, scale, y + e);
+      Affine<T, KIND, AFFINE, V>::store_normalised(p, c0, e, v, mean, scale, y + e);
     });
   }
 }
@@ -321,8 +322,7 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
     for (int u = 0; u < U; ++u) {
       if (i0 + u * TPR >= end) continue;
       const Vec<T, V> v = in[u].value(p, base + (i0 + u * TPR) * V);
-#pragma unroll
-      for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v.get_float(k), shift);
+      accumulate<KIND>(acc, v, shift);
     }
   }
   float mean, scale;
@@ -345,9 +345,8 @@ __global__ void __launch_bounds__(TPR) norm_loop(const NormParams p) {
     for (int u = 0; u < U; ++u) {
       const i64 vi = i0 + u * TPR;
       if (vi >= end) continue;
-      Affine<T, KIND, AFFINE, V> affine;
-      affine.load(p, c0, vi * V);
-      affine.apply(p, v[u], mean, scale, static_cast<T*>(p.y) + base + vi * V);
+      T* out = static_cast<T*>(p.y) + base + vi * V;
+      Affine<T, KIND, AFFINE, V>::store_normalised(p, c0, vi * V, v[u], mean, scale, out);
     }
   }
   g.finish();
@@ -424,8 +423,7 @@ __global__ void __launch_bounds__(TPR, kQueueCtasPerSm) norm_queue(const NormPar
 #pragma unroll
       for (int u = 0; u < U; ++u)
         if (begin + u * TPR + g.lane < nvec)
-#pragma unroll
-          for (int k = 0; k < V; ++k) accumulate<KIND>(acc, v[u].get_float(k), shift);
+          accumulate<KIND>(acc, v[u], shift);
       const Sum2 total = g.reduce(acc, SumOp(), buf);
       if (threadIdx.x == 0) {
         sums[row * pieces + piece] = total;
