@@ -175,21 +175,21 @@ TEST_CASE("a kernel launched in clusters asks for the load-balancing cluster sch
 TEST_CASE("rows past a cluster's shared memory launch cooperatively, a span of CTAs a row, or else the loop form") {
   if (!nvrtc_or_skip()) return;
   const Fake& f = fake();
-  // Four groups of 8 MB: spans of 74 CTAs with slices of 111 KB, two an SM, so that the
-  // GPU holds 3 spans at once, which sweep the groups.
+  // Four groups of 8 MB: spans of 64 CTAs with slices of 112 KB and 4 vectors a thread in
+  // registers, two an SM, so that the GPU holds the 4 spans at once.
   Tensor x = Tensor::empty({1, 64, 512, 512}, dtypes::bfloat16, kCuda0);
   Op group("GroupNormFwdOp", {{"num_groups", ParamValue(int64_t(4))}});
   group({x, Tensor(), Tensor()});
   const auto c = f.counts();
   CHECK(c.last_launch_cooperative == 1);
-  CHECK(c.last_launch_grid == 3 * 74);
+  CHECK(c.last_launch_grid == 4 * 64);
   CHECK(c.last_launch_cluster == 1);
   Tensor small = Tensor::empty({2, 8, 4, 4}, dtypes::bfloat16, kCuda0);
   group({small, Tensor(), Tensor()});
   CHECK(f.counts().last_launch_cooperative == 0);
 
   // A GPU that cannot hold the spans at once (other work on its SMs): the loop form.
-  f.set_cooperative_limit(3 * 74 - 1);
+  f.set_cooperative_limit(4 * 64 - 1);
   const auto before = f.counts();
   CHECK_NOTHROW(group({x, Tensor(), Tensor()}));
   const auto after = f.counts();

@@ -63,7 +63,8 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
       {{0, 4096}, {4096}, true},      {{4, 8, 64}, {8, 64}, true}, {{2, 70000}, {70000}, true},
       {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
       {{3, 1048576}, {1048576}, true},  // past a cluster's shared memory: the queue form (fused add: the loop)
-      {{1, 4194304}, {4194304}, true},  // the grid form in slices for one CTA an SM (fp32) or two (16-bit)
+      // the grid form, two CTAs an SM: fp32 holding 4 vectors a thread beside its slices
+      {{1, 4194304}, {4194304}, true},
       // past the GPU's shared memory: one row of the queue, every statistics item, then
       // every normalisation
       {{1, 16777216}, {16777216}, false},
@@ -152,10 +153,11 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         {{1, 256, 128, 128}, 4, true, true},  {{2, 64, 200, 200}, 2, true, true},
                         {{1, 256, 128, 128}, 4, false, true},
                         // SDXL's VAE: 32 groups of 2M elements, in fp32 8 MB: the grid form,
-                        // spans sweeping several each (16-bit: the queue's statistics items
-                        // a few rows ahead)
+                        // 4 spans holding 4 vectors a thread, sweeping 8 groups each (16-bit:
+                        // the queue's statistics items a few rows ahead)
                         {{1, 256, 512, 512}, 32, true, true},
-                        // groups of 4M elements: the grid form (fp32 in slices for one CTA an SM)
+                        // groups of 4M elements: the grid form holding 4 vectors a thread,
+                        // the 4 groups at once (fp32: 2 spans of 128 CTAs)
                         {{1, 64, 512, 512}, 4, true, false},
                         // a group of 16M elements, past the GPU's shared memory: the queue
                         {{1, 64, 512, 512}, 1, true, true},

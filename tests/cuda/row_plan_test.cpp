@@ -183,25 +183,43 @@ TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters 
 
 TEST_CASE("rows of 8 MB or more, past a cluster's shared memory, take the grid form where the family has it") {
   const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
-  // GroupNorm VAE fp32: 8 MB groups, in slices for two CTAs an SM.
+  // GroupNorm VAE fp32: 32 groups of 8 MB, in slices for two CTAs an SM. Shared memory
+  // alone holds 3 spans of 74 CTAs at once (11 rounds of spans); holding 4 vectors a
+  // thread in registers, 4 spans of 64 (8 rounds).
   const cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kF32Vec, norms);
   CHECK(vae.form == cuda::RowPlan::kGrid);
   CHECK(vae.kernel("norm") == "norm_grid");
-  CHECK(vae.template_args() == "256, 2");
+  CHECK(vae.template_args() == "256, 2, 4");
   CHECK(vae.vec == kF32Vec);
-  CHECK(vae.cluster == 74);
-  CHECK(vae.slice_bytes == 7085 * 16);
+  CHECK(vae.cluster == 64);
+  CHECK(vae.held == 4);
+  CHECK(vae.slice_bytes == (8192 - 4 * 256) * 16);
   const cuda::LaunchShape before_fit = vae.shape(32);
-  CHECK(before_fit.grid[0] == 74);  // one span until fit_to sets the spans the GPU holds
+  CHECK(before_fit.grid[0] == 64);  // one span until fit_to sets the spans the GPU holds
   CHECK(before_fit.block[0] == 256);
   CHECK(before_fit.cluster == 1);  // a span is not a hardware cluster
-  CHECK(before_fit.smem == 7085 * 16);
+  CHECK(before_fit.smem == (8192 - 4 * 256) * 16);
   CHECK(before_fit.cooperative);
-  // A 16 MB row: past two CTAs an SM, in slices for one.
-  const cuda::RowPlan one = cuda::plan_rows(int64_t(1) << 22, kF32Vec, norms);
+  // Three such groups take one round of the spans shared memory holds: no registers.
+  const cuda::RowPlan three = cuda::plan_rows(8 * 512 * 512, kF32Vec, {90, 3, kSms, kH200Smem, true});
+  CHECK(three.form == cuda::RowPlan::kGrid);
+  CHECK(three.cluster == 74);
+  CHECK(three.held == 0);
+  CHECK(three.template_args() == "256, 2, 0");
+  CHECK(three.slice_bytes == 7085 * 16);
+  // A 16 MB row: two CTAs an SM holding 4 vectors a thread (128 KB a CTA), 2 spans.
+  const cuda::RowPlan sixteen = cuda::plan_rows(int64_t(1) << 22, kF32Vec, norms);
+  CHECK(sixteen.form == cuda::RowPlan::kGrid);
+  CHECK(sixteen.cluster == 128);
+  CHECK(sixteen.held == 4);
+  CHECK(sixteen.slice_bytes == (8192 - 4 * 256) * 16);
+  // A 20 MB row: past two CTAs an SM, in slices for one; one span at a time whatever
+  // it holds, so it holds nothing.
+  const cuda::RowPlan one = cuda::plan_rows(int64_t(5) << 20, kF32Vec, norms);
   CHECK(one.form == cuda::RowPlan::kGrid);
-  CHECK(one.cluster == 73);
-  CHECK(one.slice_bytes == 14365 * 16);
+  CHECK(one.cluster == 91);
+  CHECK(one.held == 0);
+  CHECK(one.slice_bytes == 14404 * 16);
   const cuda::RowPlan fits = cuda::plan_rows(8192, kBf16Vec, norms);  // other rows as without it
   CHECK(fits.form == cuda::RowPlan::kReg);
   const cuda::RowPlan ampere = cuda::plan_rows(8 * 512 * 512, kF32Vec, {80, 32, kSms, 0, true});

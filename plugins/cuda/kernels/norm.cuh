@@ -254,9 +254,11 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
 // all of them are resident at once. The grid's spans sweep the rows. GroupNorm VAE's
 // 8 MB fp32 groups are read from device memory once, where norm_queue read them 1.9
 // times on an H100 (docs/perf/session43.md). The counters are zeroed by zero_words,
-// this kernel's programmatic predecessor.
-template <class T, int KIND, int AFFINE, int TPR, int PIECES>
-__global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
+// this kernel's programmatic predecessor. REGS > 0: the first REGS * TPR vectors of the
+// CTA's range of a row stay in registers (HeldVectors), so that more spans fit the GPU
+// at once (rows.cpp); the CTAs are then built for two an SM (79-91 registers).
+template <class T, int KIND, int AFFINE, int TPR, int PIECES, int REGS>
+__global__ void __launch_bounds__(TPR, REGS > 0 ? 2 : 0) norm_grid(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
   constexpr int V = 16 / int(sizeof(T));
   typedef RowGroup<TPR, 1, 1> Group;
@@ -266,17 +268,21 @@ __global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
   const Group g;
   const u32 span = u32(p.span), rank = blockIdx.x % span;
   constexpr bool kRolledWalks = true;
-  const SlicedRows<T, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, span, rank, slices, bars);
+  const SlicedRows<T, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, span, rank, slices, bars, REGS * TPR);
   const SliceRange& r = sweep.range;
+  HeldVectors<T, REGS, TPR> held(sweep.kept, g.lane);
+  held.fetch(sweep, 0);
   Sum2* sums = static_cast<Sum2*>(p.sums);
   if (threadIdx.x == 0) pdl_wait();  // the counters are zeroed
   for (u32 n = 0; sweep.rows.has(n); ++n) {
     const i64 row = sweep.rows.nth(n);
     const float shift = row_shift<T, KIND>(p, row);
     Sum2 acc = {0.f, 0.f};
-    sweep.each(n, g.lane, [&](const Vec<T, V>& v, int) {
+    const auto add = [&](const Vec<T, V>& v, int) {
       accumulate<KIND>(acc, v, shift);
-    });
+    };
+    held.each(add);
+    sweep.each(n, g.lane, add);
     const Sum2 slice_total = g.reduce(acc, SumOp(), buf[0]);
     if (threadIdx.x == 0) {
       sums[row * span + rank] = slice_total;
@@ -291,7 +297,7 @@ __global__ void __launch_bounds__(TPR) norm_grid(const NormParams p) {
     finish_stats<KIND>(g.reduce(part, SumOp(), buf[1]), shift, float(p.cols), p.eps, mean, scale);
     const i32 c0 = KIND == kGroup ? first_channel(p, row) : 0;
     T* y = static_cast<T*>(p.y) + row * p.cols;
-    sweep.each_then_release(n, g.lane, [&](const Vec<T, V>& v, int i) {
+    held.each_then_fetch(sweep, n, [&](const Vec<T, V>& v, int i) {
       const i64 e = (r.begin + i) * V;
       Affine<T, KIND, AFFINE, V>::store_normalised(p, c0, e, v, mean, scale, y + e);
     });

@@ -19,6 +19,7 @@ constexpr int kMaxCluster = TILEOPS_CUDA_MAX_CLUSTER;
 constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
 constexpr int kQueueThreads = 256;  // the queue form: TILEOPS_CUDA_QUEUE_VECS / 256 vectors a thread
 constexpr int kGridThreads = 256;
+constexpr int kGridMaxHeld = 4;  // the grid form's held vectors a thread: 79-91 registers, two CTAs an SM
 constexpr int64_t kGridMinRowBytes = 8 << 20;  // shorter rows take the queue form
 // kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up
 // to what one CTA may use less what the kernels declare statically.
@@ -75,20 +76,34 @@ int64_t one_wave_slice(int64_t ctas, int sm_count) {
 // The grid form for rows of `nvec` 16-byte vectors, if a span of at most one CTA an SM
 // holds one: slices for two CTAs an SM where the span fits that, so that one CTA's
 // copies overlap the other's wait for its row (on 8 MB rows one CTA an SM was 4-17%
-// slower; docs/perf/session43.md), else for one.
+// slower; docs/perf/session43.md), else for one. Each thread may hold up to
+// kGridMaxHeld vectors in registers beside its slice, as many as take the rows in the
+// fewest rounds of spans: GroupNorm VAE's 32 fp32 rows of 8 MB fill 3 spans from shared
+// memory alone, 11 rounds with the last a third idle, and 4 holding 4 vectors, 8 rounds
+// (on an H100 245 -> 232 µs, 0.75 -> 0.795 of copy; docs/perf/session45.md).
 std::optional<RowPlan> grid_plan(int64_t nvec, int vec, const RowContext& c) {
   for (int64_t per_sm : {2, 1}) {
     const int64_t room = std::min(c.smem_budget - kStaticSmemReserve, one_wave_slice(per_sm * c.sm_count, c.sm_count));
-    const int64_t span = ceil_div(nvec * 16, room);
-    if (span > c.sm_count) continue;
-    RowPlan p;
-    p.form = RowPlan::kGrid;
-    p.vec = vec;
-    p.tpr = kGridThreads;
-    p.cluster = int(span);
-    p.slice_bytes = int(ceil_div(nvec, span) * 16);
-    p.pieces = 2;  // the first half refills with the span's next row while the second is written
-    return p;
+    std::optional<RowPlan> best;
+    int64_t best_rounds = 0;
+    for (int held = 0; held <= kGridMaxHeld; ++held) {
+      const int64_t in_registers = int64_t(held) * kGridThreads * 16;
+      const int64_t span = ceil_div(nvec * 16, room + in_registers);
+      if (span > c.sm_count || ceil_div(nvec, span) * 16 <= in_registers) continue;
+      const int64_t rounds = ceil_div(std::max<int64_t>(c.rows, 1), per_sm * c.sm_count / span);
+      if (best && rounds >= best_rounds) continue;
+      RowPlan p;
+      p.form = RowPlan::kGrid;
+      p.vec = vec;
+      p.tpr = kGridThreads;
+      p.cluster = int(span);
+      p.held = held;
+      p.slice_bytes = int(ceil_div(nvec, span) * 16 - in_registers);
+      p.pieces = 2;  // the first half refills with the span's next row while the second is written
+      best = p;
+      best_rounds = rounds;
+    }
+    if (best) return best;
   }
   return std::nullopt;
 }
@@ -181,7 +196,7 @@ std::string RowPlan::template_args() const {
              std::to_string(held);
     case kLoop: return std::to_string(vec) + ", " + std::to_string(tpr) + ", " + std::to_string(cluster);
     case kQueue: return std::to_string(vec) + ", " + std::to_string(tpr);
-    case kGrid: return std::to_string(tpr) + ", " + std::to_string(pieces);
+    case kGrid: return std::to_string(tpr) + ", " + std::to_string(pieces) + ", " + std::to_string(held);
   }
   return "";
 }

@@ -22,7 +22,7 @@ struct RowPlan {
   int cluster = 1;      // CTAs per row (kGrid: a span launched as single CTAs)
   int slice_bytes = 0;  // kSmem, kGrid: a CTA's share of a row
   int pieces = 1;       // kSmem, kGrid: the slice lands, and refills, in this many pieces
-  int held = 0;         // kSmem: 16-byte vectors a thread keeps in registers, before the slice
+  int held = 0;         // kSmem, kGrid: 16-byte vectors a thread keeps in registers, before the slice
   // kSmem: the rows make waves of clusters, so the grid is instead the clusters the GPU
   // holds at once, `resident` (set by fit_to once the kernel is loaded), each sweeping
   // rows. kQueue: the grid is `resident` CTAs. kGrid: the grid is at most `resident`
