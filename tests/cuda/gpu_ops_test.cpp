@@ -62,7 +62,9 @@ TILEOPS_GPU_TEST_CASE("RMSNorm and fused add + RMSNorm") {
       {{3, 4096}, {4096}, true},      {{5, 1000}, {1000}, true},  {{1, 8192}, {8192}, false},
       {{0, 4096}, {4096}, true},      {{4, 8, 64}, {8, 64}, true}, {{2, 70000}, {70000}, true},
       {{2, 300000}, {300000}, false}, {{33, 24}, {24}, true},      {{6, 5}, {5}, false},
-      {{3, 1048576}, {1048576}, true},  // past a cluster's shared memory: the queue form (fused add: the loop)
+      // past a cluster's shared memory: 16-bit the queue form, fp32 (4 MB) the grid form
+      // (fused add: the loop)
+      {{3, 1048576}, {1048576}, true},
       // the grid form, two CTAs an SM: fp32 holding 4 vectors a thread beside its slices
       {{1, 4194304}, {4194304}, true},
       // past the GPU's shared memory: one row of the queue, every statistics item, then
@@ -124,7 +126,7 @@ TILEOPS_GPU_TEST_CASE("LayerNorm") {
                         {{5, 4096}, {4096}, false, true},      {{4, 70000}, {70000}, false, true},
                         {{2, 100000}, {100000}, true, false},  {{1, 3, 1024}, {3, 1024}, true, true},
                         {{2, 400000}, {400000}, true, true},   {{0, 16}, {16}, true, true},
-                        {{2, 1500000}, {1500000}, true, true},  // the queue form
+                        {{2, 1500000}, {1500000}, true, true},  // the queue form (fp32: the grid)
                         // fp32 past the GPU's shared memory: the queue form, a short last
                         // piece (16-bit: the grid form, one CTA an SM)
                         {{1, 9000000}, {9000000}, true, true},
@@ -149,12 +151,12 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         {{3, 10}, 5, true, true},             {{2, 320, 16, 16}, 32, true, true},
                         {{2, 320, 16, 16}, 32, true, false},  {{2, 320, 16, 16}, 32, false, true},
                         // groups of 1M elements, past a cluster's shared memory: the queue
-                        // form; then 1.28M, whose last piece is short
+                        // form (fp32: the grid); then 1.28M, whose last piece is short
                         {{1, 256, 128, 128}, 4, true, true},  {{2, 64, 200, 200}, 2, true, true},
                         {{1, 256, 128, 128}, 4, false, true},
-                        // SDXL's VAE: 32 groups of 2M elements, in fp32 8 MB: the grid form,
-                        // 4 spans holding 4 vectors a thread, sweeping 8 groups each (16-bit:
-                        // the queue's statistics items a few rows ahead)
+                        // SDXL's VAE: 32 groups of 2M elements: the grid form holding 4
+                        // vectors a thread, staggered spans sweeping them (fp32: 4 spans of
+                        // 64 CTAs, 8 groups each; 16-bit: 8 spans of 32, 4 each)
                         {{1, 256, 512, 512}, 32, true, true},
                         // groups of 4M elements: the grid form holding 4 vectors a thread,
                         // the 4 groups at once (fp32: 2 spans of 128 CTAs)

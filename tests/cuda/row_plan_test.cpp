@@ -181,7 +181,7 @@ TEST_CASE("fp32 vocabulary rows and GroupNorm groups sweep as well, in clusters 
   CHECK(fits.slice_bytes == 50000);
 }
 
-TEST_CASE("rows of 8 MB or more, past a cluster's shared memory, take the grid form where the family has it") {
+TEST_CASE("rows of 4 MB or more, past a cluster's shared memory, take the grid form where the family has it") {
   const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
   // GroupNorm VAE fp32: 32 groups of 8 MB, in slices for two CTAs an SM. Shared memory
   // alone holds 3 spans of 74 CTAs at once (11 rounds of spans); holding 4 vectors a
@@ -220,21 +220,40 @@ TEST_CASE("rows of 8 MB or more, past a cluster's shared memory, take the grid f
   CHECK(one.cluster == 91);
   CHECK(one.held == 0);
   CHECK(one.slice_bytes == 14404 * 16);
+  // GroupNorm VAE bf16, 4 MB groups: 8 spans of 32 CTAs holding 4 vectors a thread, 4
+  // rounds (7 spans of 37 from shared memory alone, 5 rounds).
+  const cuda::RowPlan vae16 = cuda::plan_rows(8 * 512 * 512, kBf16Vec, norms);
+  CHECK(vae16.form == cuda::RowPlan::kGrid);
+  CHECK(vae16.cluster == 32);
+  CHECK(vae16.held == 4);
+  CHECK(vae16.slice_bytes == (8192 - 4 * 256) * 16);
   const cuda::RowPlan fits = cuda::plan_rows(8192, kBf16Vec, norms);  // other rows as without it
   CHECK(fits.form == cuda::RowPlan::kReg);
   const cuda::RowPlan ampere = cuda::plan_rows(8 * 512 * 512, kF32Vec, {80, 32, kSms, 0, true});
   CHECK(ampere.form == cuda::RowPlan::kLoop);
 }
 
+TEST_CASE("the grid form's spans start out of step by a round of their bytes at the DRAM's peak rate") {
+  const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
+  cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kF32Vec, norms);  // 8 MB rows
+  vae.resident = 4;  // as fit_to sets it: the spans the GPU holds
+  const int64_t h100 = int64_t(2619000) * 1000 * 2 * 5120 / 8;  // HBM3 at 2619 MHz on 5120 bits: 3.35 TB/s
+  CHECK(vae.stagger_ns(32, 8 << 20, h100) == 20018);  // 4 spans, each reading and writing 8 MB
+  CHECK(vae.stagger_ns(3, 8 << 20, h100) == 15013);   // 3 rows: the grid launches 3 spans
+  CHECK(vae.stagger_ns(32, 8 << 20, 0) == 0);         // a driver that does not say
+  const cuda::RowPlan queue = cuda::plan_rows(1 << 20, kBf16Vec, norms);
+  CHECK(queue.stagger_ns(32, 2 << 20, h100) == 0);  // other forms have no spans
+}
+
 TEST_CASE("shorter rows past a cluster's shared memory, and rows past the GPU's, take the queue form") {
   const cuda::RowContext norms{90, 32, kSms, kH200Smem, true};
-  const cuda::RowPlan vae = cuda::plan_rows(8 * 512 * 512, kBf16Vec, norms);  // GroupNorm VAE bf16: 4 MB groups
-  CHECK(vae.form == cuda::RowPlan::kQueue);
-  CHECK(vae.vec == kBf16Vec);
-  CHECK(vae.tpr == 256);
-  CHECK(vae.shape(32).grid[0] == 1);  // until fit_to sets the CTAs the GPU holds
-  CHECK(vae.shape(32).block[0] == 256);
-  CHECK_FALSE(vae.shape(32).cooperative);
+  const cuda::RowPlan two = cuda::plan_rows(1 << 20, kBf16Vec, norms);  // 2 MB rows, under the grid form's 4 MB
+  CHECK(two.form == cuda::RowPlan::kQueue);
+  CHECK(two.vec == kBf16Vec);
+  CHECK(two.tpr == 256);
+  CHECK(two.shape(32).grid[0] == 1);  // until fit_to sets the CTAs the GPU holds
+  CHECK(two.shape(32).block[0] == 256);
+  CHECK_FALSE(two.shape(32).cooperative);
   const cuda::RowPlan past = cuda::plan_rows(int64_t(1) << 25, kBf16Vec, {90, 2, kSms, kH200Smem, true});  // 64 MB
   CHECK(past.form == cuda::RowPlan::kQueue);
   const cuda::RowPlan loop = cuda::plan_rows(int64_t(1) << 25, kBf16Vec, {90, 2, kSms, kH200Smem, false});

@@ -9,7 +9,7 @@
 //             the row in shared memory (slice.cuh), read from device memory once.
 //   norm_loop any row length: one pass for the statistics, one to write (the second
 //             read mostly hits L2); CLUSTER CTAs per row split it when rows are long.
-//   norm_grid rows of 8 MB or more, too long for a cluster's shared memory but not for
+//   norm_grid rows of 4 MB or more, too long for a cluster's shared memory but not for
 //             the GPU's (sm_90; not the fused add): a span of CTAs holds each row in
 //             shared memory, read from device memory once, meeting through global memory.
 //   norm_queue other rows too long for a cluster's shared memory (sm_90; not the fused add):
@@ -246,6 +246,21 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
   g.finish();
 }
 
+// Span s of n starts s / n of `ns` late (p.stagger_ns, RowPlan::stagger_ns): thread 0
+// waits, then the CTA.
+__device__ __forceinline__ void stagger_start(u32 s, u32 n, u32 ns) {
+  if (threadIdx.x == 0 && s > 0 && ns > 0) {
+    const u64 delay = u64(s) * ns / n;
+    u64 t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      __nanosleep(200);
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < delay);
+  }
+  __syncthreads();
+}
+
 // Dynamic shared memory: this CTA's slice of a row, as in norm_smem, but p.span CTAs a
 // row (up to one an SM; a span, not a cluster) meet through global memory: each stores
 // its slice's Sum2 and counts itself in on the row's word, and once all have, each CTA
@@ -256,7 +271,8 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
 // times on an H100 (docs/perf/session43.md). The counters are zeroed by zero_words,
 // this kernel's programmatic predecessor. REGS > 0: the first REGS * TPR vectors of the
 // CTA's range of a row stay in registers (HeldVectors), so that more spans fit the GPU
-// at once (rows.cpp); the CTAs are then built for two an SM (79-91 registers).
+// at once (rows.cpp); the CTAs are then built for two an SM (79-91 registers). The
+// spans start out of step (stagger_start).
 template <class T, int KIND, int AFFINE, int TPR, int PIECES, int REGS>
 __global__ void __launch_bounds__(TPR, REGS > 0 ? 2 : 0) norm_grid(const NormParams p) {
   static_assert(KIND != kFusedAddRms, "the fused add takes norm_reg or norm_loop");
@@ -267,6 +283,7 @@ __global__ void __launch_bounds__(TPR, REGS > 0 ? 2 : 0) norm_grid(const NormPar
   __shared__ Sum2 buf[2][Group::kBuf];  // a slice's Sum2, then the row's
   const Group g;
   const u32 span = u32(p.span), rank = blockIdx.x % span;
+  stagger_start(blockIdx.x / span, gridDim.x / span, u32(p.stagger_ns));
   constexpr bool kRolledWalks = true;
   const SlicedRows<T, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, span, rank, slices, bars, REGS * TPR);
   const SliceRange& r = sweep.range;
@@ -370,7 +387,7 @@ struct RowStats {
 // the normalisation of row k for each k, then the normalisation of the last lag rows
 // (QueueItem, queue_order.cuh): a piece is read the second time about lag rows of work
 // after the first (lag is the rows' worth of items the grid works on at once, plus one),
-// to find it still in L2, so that a GroupNorm VAE group of 4-8 MB is read from DRAM once.
+// to find it still in L2, so that a row of a few MB is read from DRAM about once.
 // L2 priorities make that happen: the first read marks a piece evict-last, the second
 // read and the results evict-first. Without them half the second reads missed (GroupNorm
 // VAE bf16: 198 MB read from DRAM for a 134 MB input; with them 138 MB;

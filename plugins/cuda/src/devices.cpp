@@ -32,6 +32,9 @@ const DeviceInfo* set_up(int index) {
   info->sm_count = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "sm count");
   info->smem_optin = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "smem opt-in");
   info->l2_bytes = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size");
+  // Double data rate: two transfers of the bus's width a memory clock (kHz).
+  info->dram_bytes_per_s = int64_t(attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock")) *
+                           1000 * 2 * attribute(d, info->device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "bus width") / 8;
   char name[256] = {};
   check(d.cuDeviceGetName(name, sizeof name - 1, info->device), "cuDeviceGetName");
   info->name = name;

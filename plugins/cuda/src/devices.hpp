@@ -19,6 +19,7 @@ struct DeviceInfo {
   int sm_count = 0;
   int64_t smem_optin = 0;    // the most shared memory one CTA may opt into
   int64_t l2_bytes = 0;      // the L2 cache
+  int64_t dram_bytes_per_s = 0;  // device memory's peak rate (0: the driver does not say)
   std::string name;          // "NVIDIA H200"
 };
 

@@ -201,6 +201,7 @@ class NormKernel final : public CudaKernel {
       parts = queue_pieces_.divisor;
     } else {
       p.span = plan_.primary.cluster;
+      p.stagger_ns = plan_.primary.stagger_ns(p.rows, p.cols * int64_t(size_of(plan_.elem)), device_.dram_bytes_per_s);
       words = p.rows;
       parts = p.span;
     }

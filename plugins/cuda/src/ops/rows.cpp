@@ -20,7 +20,7 @@ constexpr int kLoopThreads = 256;  // the loop form: several CTAs an SM
 constexpr int kQueueThreads = 256;  // the queue form: TILEOPS_CUDA_QUEUE_VECS / 256 vectors a thread
 constexpr int kGridThreads = 256;
 constexpr int kGridMaxHeld = 4;  // the grid form's held vectors a thread: 79-91 registers, two CTAs an SM
-constexpr int64_t kGridMinRowBytes = 8 << 20;  // shorter rows take the queue form
+constexpr int64_t kGridMinRowBytes = 4 << 20;  // shorter rows take the queue form
 // kSmem: longer rows than a cluster of kSliceTarget slices holds take bigger slices, up
 // to what one CTA may use less what the kernels declare statically.
 constexpr int64_t kSliceTarget = 64 << 10;
@@ -139,9 +139,10 @@ RowPlan smem_plan(int64_t nvec, int vec, const RowContext& c) {
     if (!c.grid_forms) return loop_plan(nvec, vec, c);
     // The grid form reads a row from DRAM once, the queue form a piece twice, the second
     // time from L2 if it is still there: on an H100 the queue read GroupNorm VAE's 8 MB
-    // fp32 groups 1.9 times and the grid form took it from 0.70 to 0.75 of copy; its 4 MB
-    // 16-bit groups the queue read 1.36 times, yet the grid form, whose spans wait for
-    // their rows in step, lost there (0.80 -> 0.755; docs/perf/session43.md).
+    // fp32 groups 1.9 times and the grid form took it from 0.70 to 0.75 of copy
+    // (docs/perf/session43.md). Its 4 MB 16-bit groups the queue read 1.36 times, and the
+    // grid form passed it there only holding vectors and staggering its spans (0.80 ->
+    // 0.835; 0.755 in spans of shared memory alone, started together; session45.md).
     if (nvec * 16 >= kGridMinRowBytes)
       if (auto grid = grid_plan(nvec, vec, c)) return *grid;
     return queue_fits(nvec, c.rows) ? queue_plan(vec) : loop_plan(nvec, vec, c);
@@ -240,6 +241,12 @@ void RowPlan::fit_to(CUfunction f, int sm_count) {
   if (form == kSmem && sweep) resident = resident_clusters(f, shape(1));
   if (form == kQueue) resident = occupancy(f, tpr) * sm_count;
   if (form == kGrid) resident = occupancy(f, tpr, size_t(slice_bytes)) * sm_count / cluster;
+}
+
+int RowPlan::stagger_ns(int64_t rows, int64_t row_bytes, int64_t dram_bytes_per_s) const {
+  if (form != kGrid || dram_bytes_per_s <= 0) return 0;
+  const int64_t spans = std::min<int64_t>(rows, std::max(resident, 1));
+  return int(2.0 * double(spans) * double(row_bytes) * 1e9 / double(dram_bytes_per_s));
 }
 
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {

@@ -42,6 +42,15 @@ struct RowPlan {
   // Sets `resident` for the kernel `f` of this plan on a GPU of `sm_count` SMs (kSmem
   // that sweeps, kQueue, kGrid; else nothing).
   void fit_to(CUfunction f, int sm_count);
+  // kGrid (else 0): how late the spans start, spread evenly (span s of n: s / n of it),
+  // for `rows` rows of `row_bytes` on a device whose memory's peak rate is
+  // `dram_bytes_per_s` (0: unknown, no stagger): the time a round of the spans' bytes,
+  // each row read and written, takes at that rate. Started together, the spans load,
+  // meet and write in step, and DRAM idles while they all meet. On an H100, GroupNorm
+  // VAE with 20 us, which this gives both its fp32 and its 16-bit rows: fp32 0.795 ->
+  // 0.849 of copy, 16-bit 0.80 -> 0.835; 10, 30 and 40 us gained less
+  // (docs/perf/session45.md).
+  int stagger_ns(int64_t rows, int64_t row_bytes, int64_t dram_bytes_per_s) const;
 };
 
 // kSmem: the most 16-byte vectors a thread of a family's kernel keeps in registers
@@ -68,7 +77,7 @@ struct RowContext {
 // worth when the row length allows): in registers when a row fits (at most 32 elements
 // a thread, 512 threads a CTA, and on sm_90 up to 8 CTAs of 256 threads in a cluster),
 // else on sm_90 in the shared memory of a cluster of up to 8 CTAs, else (sm_90, with
-// `grid_forms`) in the shared memory of a span of CTAs (rows of 8 MB or more) or else the
+// `grid_forms`) in the shared memory of a span of CTAs (rows of 4 MB or more) or else the
 // queue form, else the loop form.
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& context);
 // The form for rows whose pointers turn out misaligned at launch: the loop, one element
