@@ -241,6 +241,7 @@ TEST_CASE("the grid form's spans start out of step by a round of their bytes at 
   CHECK(vae.stagger_ns(32, 8 << 20, h100) == 20018);  // 4 spans, each reading and writing 8 MB
   CHECK(vae.stagger_ns(3, 8 << 20, h100) == 15013);   // 3 rows: the grid launches 3 spans
   CHECK(vae.stagger_ns(32, 8 << 20, 0) == 0);         // a driver that does not say
+  CHECK(vae.stagger_ns(32, 8 << 20, 1) == 1000000);   // nor a rate past belief
   const cuda::RowPlan queue = cuda::plan_rows(1 << 20, kBf16Vec, norms);
   CHECK(queue.stagger_ns(32, 2 << 20, h100) == 0);  // other forms have no spans
 }

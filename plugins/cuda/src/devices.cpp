@@ -21,6 +21,12 @@ int attribute(const Driver& d, CUdevice dev, CUdevice_attribute what, const char
   return v;
 }
 
+// An attribute that only tunes kernels: 0 where the driver does not answer.
+int64_t tuning_attribute(const Driver& d, CUdevice dev, CUdevice_attribute what) {
+  int v = 0;
+  return d.cuDeviceGetAttribute(&v, what, dev) == CUDA_SUCCESS ? v : 0;
+}
+
 const DeviceInfo* set_up(int index) {
   const Driver& d = driver();
   auto* info = new DeviceInfo();  // lives for the process: kernels and runtimes point at it
@@ -33,8 +39,8 @@ const DeviceInfo* set_up(int index) {
   info->smem_optin = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "smem opt-in");
   info->l2_bytes = attribute(d, info->device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size");
   // Double data rate: two transfers of the bus's width a memory clock (kHz).
-  info->dram_bytes_per_s = int64_t(attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock")) *
-                           1000 * 2 * attribute(d, info->device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "bus width") / 8;
+  info->dram_bytes_per_s = tuning_attribute(d, info->device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1000 * 2 *
+                           tuning_attribute(d, info->device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8;
   char name[256] = {};
   check(d.cuDeviceGetName(name, sizeof name - 1, info->device), "cuDeviceGetName");
   info->name = name;

@@ -246,7 +246,8 @@ void RowPlan::fit_to(CUfunction f, int sm_count) {
 int RowPlan::stagger_ns(int64_t rows, int64_t row_bytes, int64_t dram_bytes_per_s) const {
   if (form != kGrid || dram_bytes_per_s <= 0) return 0;
   const int64_t spans = std::min<int64_t>(rows, std::max(resident, 1));
-  return int(2.0 * double(spans) * double(row_bytes) * 1e9 / double(dram_bytes_per_s));
+  constexpr double kMaxNs = 1e6;  // against a rate no real device has: a round is microseconds
+  return int(std::min(2.0 * double(spans) * double(row_bytes) * 1e9 / double(dram_bytes_per_s), kMaxNs));
 }
 
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {
