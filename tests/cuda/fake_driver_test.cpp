@@ -11,6 +11,7 @@
 #include "call_corpus.hpp"
 #include "fake_driver/fake_cuda.h"
 #include "nvrtc_or_skip.hpp"
+#include "ops/common.hpp"
 #include "ops/ops.hpp"
 
 #include <tileops/sdk/plugin.hpp>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -46,6 +48,7 @@ struct Fake {
   fake_cuda_set_alloc_limit_fn set_alloc_limit = nullptr;
   fake_cuda_set_capturing_fn set_capturing = nullptr;
   fake_cuda_set_cooperative_limit_fn set_cooperative_limit = nullptr;
+  fake_cuda_set_param_bytes_fn set_param_bytes = nullptr;
   CUresult (*set_context)(CUcontext) = nullptr;  // the driver's cuCtxSetCurrent
 
   fake_cuda_counts counts() const {
@@ -67,9 +70,10 @@ const Fake& fake() {
     out.set_capturing = reinterpret_cast<fake_cuda_set_capturing_fn>(dlsym(lib, "fake_cuda_set_capturing"));
     out.set_cooperative_limit =
         reinterpret_cast<fake_cuda_set_cooperative_limit_fn>(dlsym(lib, "fake_cuda_set_cooperative_limit"));
+    out.set_param_bytes = reinterpret_cast<fake_cuda_set_param_bytes_fn>(dlsym(lib, "fake_cuda_set_param_bytes"));
     out.set_context = reinterpret_cast<CUresult (*)(CUcontext)>(dlsym(lib, "cuCtxSetCurrent"));
-    const bool is_fake =
-        out.counts_fn && out.set_alloc_limit && out.set_capturing && out.set_cooperative_limit && out.set_context;
+    const bool is_fake = out.counts_fn && out.set_alloc_limit && out.set_capturing && out.set_cooperative_limit &&
+                         out.set_param_bytes && out.set_context;
     REQUIRE_MESSAGE(is_fake, "the libcuda.so.1 loaded is not the fake driver");
     return out;
   }();
@@ -179,10 +183,19 @@ TEST_CASE("rows past a cluster's shared memory launch cooperatively, a span of C
   // registers, two an SM, so that the GPU holds the 4 spans at once.
   Tensor x = Tensor::empty({1, 64, 512, 512}, dtypes::bfloat16, kCuda0);
   Op group("GroupNormFwdOp", {{"num_groups", ParamValue(int64_t(4))}});
+  f.set_param_bytes(sizeof(tileops_cuda::NormParams));
   group({x, Tensor(), Tensor()});
+  f.set_param_bytes(0);
   const auto c = f.counts();
   CHECK(c.last_launch_cooperative == 1);
   CHECK(c.last_launch_grid == 4 * 64);
+  // The spans start out of step by a round of their bytes (4 spans, each reading and
+  // writing 8 MB) at the fake H100's 3.35 TB/s.
+  tileops_cuda::NormParams launched;
+  static_assert(sizeof launched <= sizeof c.last_launch_param);
+  std::memcpy(&launched, c.last_launch_param, sizeof launched);
+  CHECK(launched.span == 64);
+  CHECK(launched.stagger_ns == 20018);
   CHECK(c.last_launch_cluster == 1);
   Tensor small = Tensor::empty({2, 8, 4, 4}, dtypes::bfloat16, kCuda0);
   group({small, Tensor(), Tensor()});

@@ -31,6 +31,8 @@ static int last_launch_cluster_policy;
 static unsigned last_launch_grid;
 static atomic_long cooperative_limit = -1; /* CTAs a cooperative launch may have; -1: no limit */
 static int last_launch_cooperative;
+static unsigned long param_bytes;
+static unsigned char last_launch_param[sizeof(((struct fake_cuda_counts*)0)->last_launch_param)];
 
 struct stream_token {
   int capturing;
@@ -53,6 +55,10 @@ void fake_cuda_read_counts(struct fake_cuda_counts* out) {
   out->last_launch_grid = last_launch_grid;
   out->last_launch_cooperative = last_launch_cooperative;
   out->context_queries = atomic_load(&counts.context_queries);
+  memcpy(out->last_launch_param, last_launch_param, sizeof last_launch_param);
+}
+void fake_cuda_set_param_bytes(unsigned long bytes) {
+  param_bytes = bytes < sizeof last_launch_param ? bytes : sizeof last_launch_param;
 }
 void fake_cuda_set_alloc_limit(long bytes) { atomic_store(&alloc_limit, bytes); }
 void fake_cuda_set_cooperative_limit(long ctas) { atomic_store(&cooperative_limit, ctas); }
@@ -304,6 +310,7 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, vo
   last_launch_cluster_policy = 0;
   last_launch_grid = config->gridDimX;
   last_launch_cooperative = 0;
+  if (params && param_bytes > 0) memcpy(last_launch_param, params[0], param_bytes);
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
       last_launch_cluster = config->attrs[i].value.clusterDim.x;
