@@ -285,15 +285,20 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaun
   *n = config && config->numAttrs ? 528 / 8 : 528;
   return CUDA_SUCCESS;
 }
+/* Keeps the first param_bytes of the launch's first kernel parameter (both launch calls). */
+static void keep_launch_param(void** params) {
+  if (params && param_bytes > 0) memcpy(last_launch_param, params[0], param_bytes);
+}
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                 unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
-  (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
+  (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)extra;
   if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   last_launch_stream = s;
   last_launch_cluster = 1;
   last_launch_cluster_policy = 0;
   last_launch_grid = gx;
   last_launch_cooperative = 0;
+  keep_launch_param(params);
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;
 }
@@ -310,7 +315,7 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, vo
   last_launch_cluster_policy = 0;
   last_launch_grid = config->gridDimX;
   last_launch_cooperative = 0;
-  if (params && param_bytes > 0) memcpy(last_launch_param, params[0], param_bytes);
+  keep_launch_param(params);
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
       last_launch_cluster = config->attrs[i].value.clusterDim.x;
