@@ -285,25 +285,31 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaun
   *n = config && config->numAttrs ? 528 / 8 : 528;
   return CUDA_SUCCESS;
 }
-/* Keeps the first param_bytes of the launch's first kernel parameter (both launch calls). */
+/* The fake cannot know a kernel's parameter size, so only cuLaunchKernelEx (the plugin's
+ * form for the cooperative, cluster and dependent launches that tests inspect) keeps the
+ * first param_bytes of it; a plain launch, of small fixed kernels such as zero_words,
+ * clears them, so that they never describe an earlier launch than the other fields. */
 static void keep_launch_param(void** params) {
-  if (params && param_bytes > 0) memcpy(last_launch_param, params[0], param_bytes);
+  if (params && param_bytes > 0)
+    memcpy(last_launch_param, params[0], param_bytes);
+  else
+    memset(last_launch_param, 0, sizeof last_launch_param);
 }
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                 unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
-  (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)extra;
+  (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
   if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   last_launch_stream = s;
   last_launch_cluster = 1;
   last_launch_cluster_policy = 0;
   last_launch_grid = gx;
   last_launch_cooperative = 0;
-  keep_launch_param(params);
+  memset(last_launch_param, 0, sizeof last_launch_param);
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
-  (void)f, (void)params, (void)extra;
+  (void)f, (void)extra;
   if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
   const long limit = atomic_load(&cooperative_limit);
   for (unsigned i = 0; i < config->numAttrs; ++i)

@@ -19,7 +19,7 @@ struct fake_cuda_counts {
   unsigned last_launch_grid;       /* its grid's CTAs along x */
   int last_launch_cooperative;     /* whether it asked for all its CTAs resident at once */
   long context_queries;            /* cuCtxGetCurrent calls */
-  unsigned char last_launch_param[256]; /* the first bytes of its first kernel parameter */
+  unsigned char last_launch_param[256]; /* the first bytes of its first kernel parameter (Ex launches) */
 };
 
 typedef void (*fake_cuda_read_counts_fn)(struct fake_cuda_counts* out);
@@ -28,8 +28,9 @@ typedef void (*fake_cuda_set_alloc_limit_fn)(long bytes);
 /* CTAs a cooperative launch may have (more fail as too large, as where other work holds
  * the SMs); -1: as many as asked. */
 typedef void (*fake_cuda_set_cooperative_limit_fn)(long ctas);
-/* Bytes of a launch's first kernel parameter that last_launch_param keeps (at most its
- * size; 0, the default: none). */
+/* Bytes of a cuLaunchKernelEx launch's first kernel parameter that last_launch_param
+ * keeps (at most its size; 0, the default: none); a plain launch zeroes them. Every Ex
+ * launch while set must have a first parameter at least that large. */
 typedef void (*fake_cuda_set_param_bytes_fn)(unsigned long bytes);
 /* Marks a stream (from cuStreamCreate) as being captured into a graph, or not. */
 typedef void (*fake_cuda_set_capturing_fn)(void* stream, int capturing);
