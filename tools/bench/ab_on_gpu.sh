@@ -14,6 +14,11 @@
 # libraries. `scripts/gpu_bundle.sh --base REV [--variant NAME=REV]...` makes them all:
 # .bundle, .bundle/base and .bundle/variants/NAME.
 #
+# A variant's build timed under several settings of its environment (an experiment's
+# TILEOPS_EXP_* switches): a file `settings` in its directory, one line a setting,
+# "SETTING VAR=VALUE..." (values without spaces; # starts a comment), each timed as the
+# variant NAME-SETTING. Without the file the build is timed once, as NAME.
+#
 # AB_SECONDS=N fits the rounds into N seconds, for a call under a device-time limit: a
 # round is started only when the last one's length says it ends in time (the first
 # always is, each of its runs limited to what is left), and the rounds done are
@@ -39,9 +44,21 @@ shift 3
 gpu_run_setup "$bundle" "$PWD/ab-gpu-results"
 [ -f "$base/libtileops_builtin_cuda.so" ] || { echo "no libtileops_builtin_cuda.so in '$base'"; exit 2; }
 base=$(cd "$base" && pwd)
-variants=()
+# Each variant run: its name, its libraries' directory and its settings, at one index.
+variant_names=() variant_dirs=() variant_envs=()
 for dir in "${VARIANTS_DIR:-$base/../variants}"/*/; do
-  [ -f "$dir/libtileops_builtin_cuda.so" ] && variants+=("$(cd "$dir" && pwd)")
+  [ -f "$dir/libtileops_builtin_cuda.so" ] || continue
+  dir=$(cd "$dir" && pwd)
+  if [ -f "$dir/settings" ]; then
+    while read -r setting assignments || [ -n "$setting" ]; do
+      [ -n "$setting" ] || continue
+      [[ $setting =~ ^[A-Za-z0-9_.]+$ && $assignments =~ ^([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*[[:space:]]*)+$ ]] ||
+        { echo "$dir/settings: a line is SETTING VAR=VALUE..., not '$setting $assignments'"; exit 2; }
+      variant_names+=("$(basename "$dir")-$setting") variant_dirs+=("$dir") variant_envs+=("$assignments")
+    done < <(sed 's/#.*//' "$dir/settings")
+  else
+    variant_names+=("$(basename "$dir")") variant_dirs+=("$dir") variant_envs+=("")
+  fi
 done
 
 start=$SECONDS
@@ -53,17 +70,18 @@ run_limit() {
 }
 
 # One timed run as $out/NAME.csv (and NAME.log), with the libraries found first on
-# LD_LIBRARY_PATH.
+# LD_LIBRARY_PATH and the VAR=VALUE words of SETTINGS in its environment.
 bench_run() {
-  local name=$1
-  shift
+  local name=$1 vars
+  read -r -a vars <<< "$2"
+  shift 2
   if [ "${AB_BENCH:-tileops}" = bench_cuda ]; then
     mkdir -p "$out/$name.d"
-    gpu_step "$name" "$(run_limit)" bench_cuda "$@" --jit-builds 0 --out "$out/$name.d"
+    gpu_step "$name" "$(run_limit)" env ${vars[@]+"${vars[@]}"} bench_cuda "$@" --jit-builds 0 --out "$out/$name.d"
     cp "$out/$name.d/bench_cuda.csv" "$out/$name.csv" 2>/dev/null
     rm -rf "$out/$name.d"
   else
-    gpu_step "$name" "$(run_limit)" tileops bench "$@" --csv "$out/$name.csv"
+    gpu_step "$name" "$(run_limit)" env ${vars[@]+"${vars[@]}"} tileops bench "$@" --csv "$out/$name.csv"
   fi
 }
 
@@ -74,11 +92,11 @@ for ((k = 1; k <= rounds; ++k)); do
     break
   fi
   round_start=$SECONDS
-  bench_run "candidate-$k" "$@"
-  for dir in ${variants[@]+"${variants[@]}"}; do
-    LD_LIBRARY_PATH="$dir:$LD_LIBRARY_PATH" bench_run "variant-$(basename "$dir")-$k" "$@"
+  bench_run "candidate-$k" "" "$@"
+  for ((v = 0; v < ${#variant_names[@]}; ++v)); do
+    LD_LIBRARY_PATH="${variant_dirs[v]}:$LD_LIBRARY_PATH" bench_run "variant-${variant_names[v]}-$k" "${variant_envs[v]}" "$@"
   done
-  LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" bench_run "base-$k" "$@"
+  LD_LIBRARY_PATH="$base:$LD_LIBRARY_PATH" bench_run "base-$k" "" "$@"
   last_round=$((SECONDS - round_start))
 done
 python3 "$bench_dir/ab_compare.py" "$out" | tee "$out/ab.md"
