@@ -6,6 +6,9 @@
 # worktree (build-base/, kept for the next time), for tools/bench/ab_on_gpu.sh. Each
 # --variant NAME=REV adds OUT/variants/NAME, built the same way in
 # build-base/variants/NAME/, which ab_on_gpu.sh times beside the candidate and the base.
+# REV may instead be a patch file (git format-patch; docs/perf/experiments/ keeps the
+# prepared ones, since a fresh checkout has main only): the variant is HEAD with it
+# applied.
 # --asan adds OUT/asan.tar.xz, a bundle of its own (env.sh included) with the GPU tests
 # built under ASan and UBSan in build-asan/, optimised (the CI's sanitizer build is a
 # Debug one: the GPU tests' CPU references over 64M-element tensors would take minutes),
@@ -75,23 +78,33 @@ if [ $asan -eq 1 ]; then
   echo "asan: $(du -h "$out/asan.tar.xz" | cut -f1) packed in $out/asan.tar.xz"
 fi
 
-# Builds libtileops and the built-in CUDA plugin of revision $1 in a git worktree under
-# $2 (kept for the next time) and copies them into $3.
+# Builds libtileops and the built-in CUDA plugin of revision $1 (or of HEAD with the
+# patch file $1 applied) in a git worktree under $2 (kept for the next time) and copies
+# them into $3.
 build_revision() {
   # Resolved here: in the worktree, a name such as HEAD means the worktree's own commit.
-  local rev work=$2 dest=$3
-  rev=$(git rev-parse --verify "$1^{commit}")
+  local rev patch="" work=$2 dest=$3
+  if [ -f "$1" ]; then
+    patch=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+    rev=$(git rev-parse HEAD)
+  else
+    rev=$(git rev-parse --verify "$1^{commit}")
+  fi
   if [ -d "$work/src" ]; then
+    git -C "$work/src" reset -q --hard
     git -C "$work/src" checkout -q --detach "$rev"
   else
     git worktree add -q --detach "$work/src" "$rev"
+  fi
+  if [ -n "$patch" ]; then
+    git -C "$work/src" apply "$patch" || { echo "$1 does not apply to HEAD ($(git log --oneline -1))" >&2; exit 1; }
   fi
   cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
   cmake --build "$work/build" --parallel "${JOBS:-$(nproc)}" --target tileops cuda
   mkdir -p "$dest"
   cp -a "$work"/build/lib/libtileops.so* "$work/build/lib/libtileops_builtin_cuda.so" "$dest/"
   strip --strip-debug "$dest"/*.so* 2>/dev/null || true
-  echo "$(basename "$dest"): $(git -C "$work/src" log --oneline -1) in $dest"
+  echo "$(basename "$dest"): $(git -C "$work/src" log --oneline -1)${patch:+ with $1} in $dest"
 }
 
 if [ -n "$base" ]; then
