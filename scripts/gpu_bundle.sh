@@ -91,7 +91,9 @@ build_revision() {
     rev=$(git rev-parse --verify "$1^{commit}")
   fi
   if [ -d "$work/src" ]; then
+    # A patch applied there last time, new files included, is undone first.
     git -C "$work/src" reset -q --hard
+    git -C "$work/src" clean -qfd
     git -C "$work/src" checkout -q --detach "$rev"
   else
     git worktree add -q --detach "$work/src" "$rev"
