@@ -285,26 +285,21 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* n, CUfunction f, const CUlaun
   *n = config && config->numAttrs ? 528 / 8 : 528;
   return CUDA_SUCCESS;
 }
-/* The fake cannot know a kernel's parameter size, so only cuLaunchKernelEx (the plugin's
- * form for the cooperative, cluster and dependent launches that tests inspect) keeps the
- * first param_bytes of it; a plain launch, of small fixed kernels such as zero_words,
- * clears them, so that they never describe an earlier launch than the other fields. */
-static void keep_launch_param(void** params) {
-  if (params && param_bytes > 0)
-    memcpy(last_launch_param, params[0], param_bytes);
-  else
-    memset(last_launch_param, 0, sizeof last_launch_param);
+/* Resets what a launch records to a plain launch's: no cluster, no policy, not
+ * cooperative, no parameter kept (cuLaunchKernelEx then records what it asks for). */
+static void record_launch(CUstream s, unsigned grid) {
+  last_launch_stream = s;
+  last_launch_cluster = 1;
+  last_launch_cluster_policy = 0;
+  last_launch_grid = grid;
+  last_launch_cooperative = 0;
+  memset(last_launch_param, 0, sizeof last_launch_param);
 }
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                 unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
   (void)f, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)params, (void)extra;
   if (no_context()) return CUDA_ERROR_INVALID_CONTEXT;
-  last_launch_stream = s;
-  last_launch_cluster = 1;
-  last_launch_cluster_policy = 0;
-  last_launch_grid = gx;
-  last_launch_cooperative = 0;
-  memset(last_launch_param, 0, sizeof last_launch_param);
+  record_launch(s, gx);
   atomic_fetch_add(&counts.launches, 1);
   return CUDA_SUCCESS;
 }
@@ -316,12 +311,12 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, vo
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && config->attrs[i].value.cooperative && limit >= 0 &&
         (long)config->gridDimX > limit)
       return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  last_launch_stream = config->hStream;
-  last_launch_cluster = 1;
-  last_launch_cluster_policy = 0;
-  last_launch_grid = config->gridDimX;
-  last_launch_cooperative = 0;
-  keep_launch_param(params);
+  record_launch(config->hStream, config->gridDimX);
+  /* The fake cannot know a kernel's parameter size, so only this form (the plugin's for
+   * the cooperative, cluster and dependent launches that tests inspect) keeps the first
+   * param_bytes of it; a plain launch, of small fixed kernels such as zero_words, keeps
+   * none. */
+  if (params && param_bytes > 0) memcpy(last_launch_param, params[0], param_bytes);
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
       last_launch_cluster = config->attrs[i].value.clusterDim.x;
