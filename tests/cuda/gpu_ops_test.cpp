@@ -155,8 +155,9 @@ TILEOPS_GPU_TEST_CASE("GroupNorm") {
                         {{1, 256, 128, 128}, 4, true, true},  {{2, 64, 200, 200}, 2, true, true},
                         {{1, 256, 128, 128}, 4, false, true},
                         // SDXL's VAE: 32 groups of 2M elements: the grid form holding 4
-                        // vectors a thread, staggered spans sweeping them (fp32: 4 spans of
-                        // 64 CTAs, 8 groups each; 16-bit: 8 spans of 32, 4 each)
+                        // vectors a thread, spans in two staggered groups sweeping them
+                        // (fp32: 4 spans of 64 CTAs, 8 groups each; 16-bit: 8 spans of
+                        // 32, 4 each)
                         {{1, 256, 512, 512}, 32, true, true},
                         // groups of 4M elements: the grid form holding 4 vectors a thread,
                         // the 4 groups at once (fp32: 2 spans of 128 CTAs)

@@ -246,17 +246,17 @@ __global__ void __launch_bounds__(TPR, kHeldCtasPerSm<REGS>) norm_smem(const Nor
   g.finish();
 }
 
-// Span s of n starts s / n of `ns` late (p.stagger_ns, RowPlan::stagger_ns): thread 0
-// waits, then the CTA.
-__device__ __forceinline__ void stagger_start(u32 s, u32 n, u32 ns) {
-  if (threadIdx.x == 0 && s > 0 && ns > 0) {
-    const u64 delay = u64(s) * ns / n;
+// Odd spans start `ns` late (p.stagger_ns, RowPlan::stagger_ns: half a round of the
+// spans' bytes), so that one half's loads meet the other half's stores: thread 0 waits,
+// then the CTA.
+__device__ __forceinline__ void stagger_start(u32 s, u32 ns) {
+  if (threadIdx.x == 0 && (s & 1) && ns > 0) {
     u64 t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     do {
       __nanosleep(200);
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (t - t0 < delay);
+    } while (t - t0 < ns);
   }
   __syncthreads();
 }
@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(TPR, REGS > 0 ? 2 : 0) norm_grid(const NormPar
   __shared__ Sum2 buf[2][Group::kBuf];  // a slice's Sum2, then the row's
   const Group g;
   const u32 span = u32(p.span), rank = blockIdx.x % span;
-  stagger_start(blockIdx.x / span, gridDim.x / span, u32(p.stagger_ns));
+  stagger_start(blockIdx.x / span, u32(p.stagger_ns));
   constexpr bool kRolledWalks = true;
   const SlicedRows<T, 1, PIECES, TPR, kRolledWalks> sweep(p.x, p.cols, p.rows, span, rank, slices, bars, REGS * TPR);
   const SliceRange& r = sweep.range;

@@ -100,7 +100,7 @@ struct NormParams {
   FastDiv pairs;   // norm_queue: 2 * pieces, a row's statistics and normalisation items
   int lag;         // norm_queue: rows the statistics items run ahead of the normalisation items
   int span;        // norm_grid: CTAs a row
-  int stagger_ns;  // norm_grid: the last of n spans starts (n - 1) / n of this late
+  int stagger_ns;  // norm_grid: odd spans start this late
 };
 // Vectors in one norm_queue work item (a piece of a row): 32 KB, eight vectors a thread
 // (GroupNorm VAE bf16: 0.72 of copy; pieces of 1024 vectors 0.66).

@@ -247,7 +247,7 @@ int RowPlan::stagger_ns(int64_t rows, int64_t row_bytes, int64_t dram_bytes_per_
   if (form != kGrid || dram_bytes_per_s <= 0) return 0;
   const int64_t spans = std::min<int64_t>(rows, std::max(resident, 1));
   constexpr double kMaxNs = 1e6;  // against a rate no real device has: a round is microseconds
-  return int(std::min(2.0 * double(spans) * double(row_bytes) * 1e9 / double(dram_bytes_per_s), kMaxNs));
+  return int(std::min(double(spans) * double(row_bytes) * 1e9 / double(dram_bytes_per_s), kMaxNs));
 }
 
 RowPlan plan_rows(int64_t cols, int vec, const RowContext& c) {

@@ -42,14 +42,15 @@ struct RowPlan {
   // Sets `resident` for the kernel `f` of this plan on a GPU of `sm_count` SMs (kSmem
   // that sweeps, kQueue, kGrid; else nothing).
   void fit_to(CUfunction f, int sm_count);
-  // kGrid (else 0): how late the spans start, spread evenly (span s of n: s / n of it),
-  // for `rows` rows of `row_bytes` on a device whose memory's peak rate is
-  // `dram_bytes_per_s` (0: unknown, no stagger): the time a round of the spans' bytes,
-  // each row read and written, takes at that rate. Started together, the spans load,
-  // meet and write in step, and DRAM idles while they all meet. On an H100, GroupNorm
-  // VAE with 20 us, which this gives both its fp32 and its 16-bit rows: fp32 0.795 ->
-  // 0.849 of copy, 16-bit 0.80 -> 0.835; 10, 30 and 40 us gained less
-  // (docs/perf/session45.md).
+  // kGrid (else 0): how late the odd spans start, for `rows` rows of `row_bytes` on a
+  // device whose memory's peak rate is `dram_bytes_per_s` (0: unknown, no stagger): half
+  // a round, the time the spans' loads of one row each take at that rate. Started
+  // together, the spans load, meet and write in step, and DRAM idles while they all meet;
+  // in two groups half a round apart, one group's loads meet the other's stores, and the
+  // last span ends half a round late. On an H100, GroupNorm VAE: 10 us; fp32 0.849 ->
+  // 0.862 of copy, 16-bit 0.835 -> 0.854 against the spans spread evenly over a round
+  // (span s of n s / n of 20 us late, itself 0.795 -> 0.849 and 0.80 -> 0.835 against
+  // none); groups 7.5 or 15 us apart, or three groups, gained less (docs/perf/session48.md).
   int stagger_ns(int64_t rows, int64_t row_bytes, int64_t dram_bytes_per_s) const;
 };
 
