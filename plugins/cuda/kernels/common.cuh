@@ -179,6 +179,23 @@ struct Vec {
   }
 };
 
+// L2 eviction priorities: for data read once (kStreamNoL1 below, copy_async_16), and for
+// a kernel that reads data twice and needs the second read to find it in L2 while a
+// stream of other data passes through (norm_queue): the first read marks the lines
+// evict-last, the second read and the results evict-first, so that neither the results
+// nor data already read twice push out data still waiting for its second read. Policies
+// are 64-bit values made by createpolicy (sm_80+).
+__device__ __forceinline__ u64 l2_evict_last() {
+  u64 policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ u64 l2_evict_first() {
+  u64 policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
 // How a load may be served. Read-only data (nothing writes it during the kernel) takes
 // the non-coherent path: kStream for data each thread reads once in whole 16-byte
 // pieces, kCached for data read again (weights, a RoPE cache row, narrow strided
@@ -186,8 +203,12 @@ struct Vec {
 // allocated in L1, which is faster only where the kernel reads and hardly writes (row
 // reductions: 3-14% on the H200) or keeps other data in L1 (RoPE's cache rows); where
 // a kernel streams a result out as well (elementwise, norms, softmax) it costs 1-6%
-// (docs/perf/cuda-kernels-h200.md, "Fourth round"). kCoherent is for memory the kernel
-// also writes (the fused add's residual) and stays ordered with the stores.
+// (docs/perf/cuda-kernels-h200.md, "Fourth round"). Its 16-byte loads also mark their
+// lines evict-first in L2, so that a read-once stream replaces its own lines rather
+// than push out dirty ones, whose write-backs would share DRAM with it (ResNet-50's
+// average pool fp16 on an H100: 0.82 -> 0.92 of copy; docs/perf/session48.md).
+// kCoherent is for memory the kernel also writes (the fused add's residual) and stays
+// ordered with the stores.
 // kCachedInOrder is kCached kept in program order with the stores around it, so the
 // compiler cannot hoist a batch of such loads and hold all their results in registers
 // (a norm's weights, loaded vector by vector as they are used).
@@ -206,9 +227,9 @@ __device__ __forceinline__ void load_words(const void* p, u32* w) {
                      : "l"(q)
                      : "memory");
       else if constexpr (MODE == kStreamNoL1)
-        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
             : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
-            : "l"(q));
+            : "l"(q), "l"(l2_evict_first()));
       else if constexpr (MODE == kCachedInOrder)
         asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
@@ -288,21 +309,6 @@ __device__ __forceinline__ void store(T* p, const Vec<T, V>& v) {
   store_words<Vec<T, V>::kBytes>(p, v.w);
 }
 
-// L2 eviction priorities, for a kernel that reads data twice and needs the second read
-// to find it in L2 while a stream of other data passes through (norm_queue): the first
-// read marks the lines evict-last, the second read and the results evict-first, so that
-// neither the results nor data already read twice push out data still waiting for its
-// second read. Policies are 64-bit values made by createpolicy (sm_80+).
-__device__ __forceinline__ u64 l2_evict_last() {
-  u64 policy;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-__device__ __forceinline__ u64 l2_evict_first() {
-  u64 policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
 // A read-only 16-byte vector, and a 16-byte store, under an L2 policy.
 template <class T, int V>
 __device__ __forceinline__ Vec<T, V> load_l2(const T* p, u64 policy) {
@@ -452,13 +458,16 @@ __device__ __forceinline__ u32 smem_addr(const void* p) { return u32(__cvta_gene
 // A 16-byte copy from global to shared memory that passes neither registers nor L1
 // (cp.async.cg, sm_80+): a thread issues all of its copies back to back and waits once
 // (wait_async_copies), where loads through registers would wait for each batch they
-// hold. LINE_128B also brings the rest of the 128-byte line into L2 (.L2::128B).
+// hold. LINE_128B also brings the rest of the 128-byte line into L2 (.L2::128B); else the
+// line is marked evict-first, as kStreamNoL1's loads are.
 template <bool LINE_128B = false>
 __device__ __forceinline__ void copy_async_16(void* smem, const void* g) {
   if constexpr (LINE_128B)
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(smem_addr(smem)), "l"(g) : "memory");
   else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(smem)), "l"(g) : "memory");
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;"
+                 ::"r"(smem_addr(smem)), "l"(g), "l"(l2_evict_first())
+                 : "memory");
 }
 // Until this thread's copies have landed (other threads' need a barrier after it).
 __device__ __forceinline__ void wait_async_copies() {
