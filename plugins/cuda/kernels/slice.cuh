@@ -165,11 +165,12 @@ struct SlicedRows {
   int kept;
   RowSweep rows;
   // One wave (each CTA or cluster has one row, so all of the kernel's reads come before
-  // its writes): the slices' copies mark their lines L2 evict-first, so that the reads replace their own lines, and the writes those,
-  // instead of pushing out dirty lines whose write-backs would share DRAM with the
-  // kernel. On an H100: Softmax [64, 128256] 16-bit 0.88-0.89 -> 0.93 of copy, GroupNorm
-  // unet 1.045-1.056; sweeps, which stream more than L2 holds, lost 1.7-2.8% with it
-  // (LogSoftmax [2048, 128256], GroupNorm [8, 512, 128, 128]; docs/perf/session48.md).
+  // its writes): the slices' copies mark their lines L2 evict-first, so that the reads
+  // replace their own lines, and the writes those, instead of pushing out dirty lines
+  // whose write-backs would share DRAM with the kernel. On an H100: Softmax [64, 128256]
+  // 16-bit 0.879-0.886 -> 0.919-0.927 of copy, GroupNorm unet 5.1-5.7% faster; sweeps,
+  // which stream more than L2 holds, lost 1.1-2.8% with it (LogSoftmax [2048, 128256],
+  // GroupNorm [8, 512, 128, 128]), so they keep plain copies (docs/perf/session48.md).
   bool evict_first;
   SliceStages<STAGES, PIECES> stages;
   const T* src;  // this CTA's slice of row 0

@@ -47,10 +47,10 @@ struct RowPlan {
   // a round, the time the spans' loads of one row each take at that rate. Started
   // together, the spans load, meet and write in step, and DRAM idles while they all meet;
   // in two groups half a round apart, one group's loads meet the other's stores, and the
-  // last span ends half a round late. On an H100, GroupNorm VAE: 10 us; fp32 0.849 ->
-  // 0.862 of copy, 16-bit 0.835 -> 0.854 against the spans spread evenly over a round
-  // (span s of n s / n of 20 us late, itself 0.795 -> 0.849 and 0.80 -> 0.835 against
-  // none); groups 7.5 or 15 us apart, or three groups, gained less (docs/perf/session48.md).
+  // last span ends half a round late. On an H100, GroupNorm VAE: 10 us; 1.1-2.5% faster
+  // than the spans spread evenly over a round (span s of n s / n of 20 us late, itself
+  // fp32 0.795 -> 0.849 of copy and 16-bit 0.80 -> 0.835 against none); 7.5 or 15 us
+  // apart, or three groups, gained less (docs/perf/session48.md).
   int stagger_ns(int64_t rows, int64_t row_bytes, int64_t dram_bytes_per_s) const;
 };
 
