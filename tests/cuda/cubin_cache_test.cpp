@@ -10,6 +10,7 @@
 
 #include <tileops/cuda/cubin_cache.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -199,6 +200,20 @@ TEST_CASE("builds are reproducible: one request, the same cubin every time (NVRT
   const auto request = cuda::compile_request(kProgram, 90);
   const std::string first = cuda::compile(request).cubin;
   for (int i = 0; i < 8; ++i) CHECK(cuda::compile(request).cubin == first);
+}
+
+TEST_CASE("--minimal, where NVRTC takes it, leaves the kernels' cubins as they were") {
+  if (!nvrtc_or_skip()) return;
+  const auto request = cuda::compile_request(kProgram, 90);
+  const bool minimal = std::find(request.options.begin(), request.options.end(), "--minimal") != request.options.end();
+  CHECK(minimal == cuda::nvrtc_takes_minimal());
+  if (!minimal || !cuda::nvrtc_builds_reproducible()) {  // unseeded builds differ anyway
+    MESSAGE("SKIPPED: NVRTC " << cuda::nvrtc_version() << " does not take --minimal or a fixed seed");
+    return;
+  }
+  auto full = request;
+  std::erase(full.options, "--minimal");
+  CHECK(cuda::compile(full).cubin == cuda::compile(request).cubin);
 }
 
 TEST_CASE("threads building the same programs at once share one cache: an intact entry each, no temporary left") {

@@ -89,6 +89,8 @@ std::vector<int> nvrtc_archs() { return loaded().archs; }
 // 12.9 is the first NVRTC that takes --frandom-seed (12.0, 12.4, 12.6 and 12.8 reject it).
 bool nvrtc_builds_reproducible() { return nvrtc_version() >= 12090; }
 
+bool nvrtc_takes_minimal() { return lib().failure.empty() && lib().version >= 12040; }
+
 CompileResult compile(const CompileRequest& request) {
   const Nvrtc& n = loaded();
   auto fail = [&](const std::string& what, nvrtcResult r, const std::string& log) {

@@ -30,6 +30,10 @@ std::vector<int> nvrtc_archs();
 // Whether compile() output is reproducible, one request always yielding the same cubin
 // byte for byte: from NVRTC 12.9, which takes a fixed seed for its symbol names.
 bool nvrtc_builds_reproducible();
+// Whether NVRTC takes --minimal (12.4 and later), which leaves out of every program the
+// texture and surface functions, the device runtime's API and the runtime API's types;
+// false where no library loads (never throws).
+bool nvrtc_takes_minimal();
 
 // Compiles; throws sdk::Failure (TILEOPS_ERR_UNSUPPORTED) with NVRTC's log when the
 // program does not compile.
