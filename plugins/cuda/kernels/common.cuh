@@ -458,11 +458,13 @@ __device__ __forceinline__ u32 smem_addr(const void* p) { return u32(__cvta_gene
 // A 16-byte copy from global to shared memory that passes neither registers nor L1
 // (cp.async.cg, sm_80+): a thread issues all of its copies back to back and waits once
 // (wait_async_copies), where loads through registers would wait for each batch they
-// hold. LINE_128B also brings the rest of the 128-byte line into L2 (.L2::128B); else the
-// line is marked evict-first, as kStreamNoL1's loads are.
-template <bool LINE_128B = false>
+// hold. How the copy treats L2: kCopyReadOnce marks the line evict-first, as kStreamNoL1's
+// loads are; kCopyLine128B brings the rest of the 128-byte line into L2 (.L2::128B), for
+// a neighbouring CTA's copies to find.
+enum CopyL2 { kCopyReadOnce, kCopyLine128B };
+template <CopyL2 L2>
 __device__ __forceinline__ void copy_async_16(void* smem, const void* g) {
-  if constexpr (LINE_128B)
+  if constexpr (L2 == kCopyLine128B)
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(smem_addr(smem)), "l"(g) : "memory");
   else
     asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;"

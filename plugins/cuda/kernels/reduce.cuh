@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(ROWS) reduce_short(const ReduceParams p) {
     constexpr int VV = 16 / int(sizeof(T));
     for (int i = int(threadIdx.x); i < n / VV; i += ROWS) {
       if constexpr (kCopyAsync) {
-        copy_async_16(stage_words + 4 * i, x + i64(i) * VV);
+        copy_async_16<kCopyReadOnce>(stage_words + 4 * i, x + i64(i) * VV);
       } else {
         const Vec<T, VV> v = load<T, VV, kStreamNoL1>(x + i64(i) * VV);
 #pragma unroll

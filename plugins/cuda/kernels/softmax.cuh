@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
   // H200; docs/perf/cuda-kernels-h200.md, twenty-fourth round).
   const T* x = static_cast<const T*>(p.x) + first + i64(threadIdx.x / 4) * p.inner;
   for (int r = int(threadIdx.x) / 4; r < rows; r += kRowStep, x += step)
-    copy_async_16<true>(slice + 16 * r + 4 * piece, x);
+    copy_async_16<kCopyLine128B>(slice + 16 * r + 4 * piece, x);
   wait_async_copies();
   // The thread's own maximum of each column first, then its sum against it (no rescaling
   // per element); the (max, sum) pairs then combine across the threads of a piece, the
