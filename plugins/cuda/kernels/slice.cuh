@@ -67,8 +67,8 @@ struct SliceStages {
   }
 
   // Thread 0 only: starts filling piece q of `stage` from `src` (the stage's row,
-  // 16-byte aligned), its lines marked L2 evict-first where `evict_first`
-  // (SlicedRows::evict_first). The CTA must be done reading the piece.
+  // 16-byte aligned), its lines marked L2 evict-first where `evict_first` (a one-wave
+  // kernel's first fills, SlicedRows). The CTA must be done reading the piece.
   __device__ __forceinline__ void fill(int stage, int q, const void* src, bool evict_first) const {
     constexpr u32 kCopy = 32768;  // bytes per bulk copy instruction
     const u32 lo = u32(piece_begin(q)) * 16, hi = u32(piece_begin(q + 1)) * 16;
@@ -164,14 +164,6 @@ struct SlicedRows {
   SliceRange range;
   int kept;
   RowSweep rows;
-  // One wave (each CTA or cluster has one row, so all of the kernel's reads come before
-  // its writes): the slices' copies mark their lines L2 evict-first, so that the reads
-  // replace their own lines, and the writes those, instead of pushing out dirty lines
-  // whose write-backs would share DRAM with the kernel. On an H100: Softmax [64, 128256]
-  // 16-bit 0.879-0.886 -> 0.919-0.927 of copy, GroupNorm unet 5.1-5.7% faster; sweeps,
-  // which stream more than L2 holds, lost 1.1-2.8% with it (LogSoftmax [2048, 128256],
-  // GroupNorm [8, 512, 128, 128]), so they keep plain copies (docs/perf/session48.md).
-  bool evict_first;
   SliceStages<STAGES, PIECES> stages;
   const T* src;  // this CTA's slice of row 0
   i64 len;
@@ -181,10 +173,18 @@ struct SlicedRows {
       : range(row_len * i64(sizeof(T)) / 16, parts, rank),
         kept(range.count < in_registers ? range.count : in_registers),
         rows{blockIdx.x / parts, gridDim.x / parts, row_count},
-        evict_first(row_count <= i64(gridDim.x / parts)),
         stages(smem, range.count - kept, bars, TPR),
         src(static_cast<const T*>(x) + (range.begin + kept) * kV),
         len(row_len) {
+    // One wave (each CTA or cluster has one row, so all of the kernel's reads come before
+    // its writes): the slices' copies mark their lines L2 evict-first, so that the reads
+    // replace their own lines, and the writes those, instead of pushing out dirty lines
+    // whose write-backs would share DRAM with the kernel. On an H100: Softmax [64, 128256]
+    // 16-bit 0.879-0.886 -> 0.919-0.927 of copy, GroupNorm unet 5.1-5.7% faster; sweeps,
+    // which stream more than L2 holds, lost 1.1-2.8% with it (LogSoftmax [2048, 128256],
+    // GroupNorm [8, 512, 128, 128]), so they keep plain copies (docs/perf/session48.md).
+    // Only these first fills can be a one-wave kernel's: a refill means a sweep.
+    const bool evict_first = rows.rows <= rows.step;
     if (threadIdx.x == 0)
 #pragma unroll
       for (int s = 0; s < STAGES; ++s)
@@ -241,7 +241,7 @@ struct SlicedRows {
   __device__ __forceinline__ void done(u32 n) const {
     if (rows.has(n + STAGES)) {
       __syncthreads();  // the stage is free once every thread has read it
-      if (threadIdx.x == 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len, evict_first);
+      if (threadIdx.x == 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len, false);
     }
   }
 
@@ -252,7 +252,7 @@ struct SlicedRows {
     if (!rows.has(n + STAGES)) return;
     if (threadIdx.x < 32) {
       piece_barrier(q, true);
-      if (threadIdx.x == 0) stages.fill(int(n % STAGES), q, src + rows.nth(n + STAGES) * len, evict_first);
+      if (threadIdx.x == 0) stages.fill(int(n % STAGES), q, src + rows.nth(n + STAGES) * len, false);
     } else {
       piece_barrier(q, false);
     }
