@@ -241,7 +241,7 @@ struct SlicedRows {
   __device__ __forceinline__ void done(u32 n) const {
     if (rows.has(n + STAGES)) {
       __syncthreads();  // the stage is free once every thread has read it
-      if (threadIdx.x == 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len, false);
+      if (threadIdx.x == 0) stages.fill(int(n % STAGES), src + rows.nth(n + STAGES) * len, /*evict_first=*/false);
     }
   }
 
@@ -252,7 +252,7 @@ struct SlicedRows {
     if (!rows.has(n + STAGES)) return;
     if (threadIdx.x < 32) {
       piece_barrier(q, true);
-      if (threadIdx.x == 0) stages.fill(int(n % STAGES), q, src + rows.nth(n + STAGES) * len, false);
+      if (threadIdx.x == 0) stages.fill(int(n % STAGES), q, src + rows.nth(n + STAGES) * len, /*evict_first=*/false);
     } else {
       piece_barrier(q, false);
     }
