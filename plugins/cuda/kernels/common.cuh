@@ -509,6 +509,14 @@ __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
 }
+// The arrive of a barrier that only opens an exchange through mbarriers: their inits are
+// ordered by mbarrier_init_fence, so the arrive releases nothing. A release arrive is a
+// MEMBAR.ALL.GPU, which at a kernel's start waits out the memory system's queues.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+}
 // The whole barrier.
 __device__ __forceinline__ void cluster_sync() {
   cluster_arrive();
@@ -711,7 +719,7 @@ struct RowGroup {
         (inboxes.init(), ...);
         mbarrier_init_fence();
       }
-      cluster_arrive();
+      cluster_arrive_relaxed();
     }
   }
 

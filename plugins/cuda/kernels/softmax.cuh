@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(TPR) softmax_strip(const SoftmaxParams p) {
     mbarrier_expect_tx(&landed, ranks * COLS * u32(sizeof(MaxSum)));
   }
   // Every inbox is ready before anyone sends; the copies start before the wait.
-  if (ranks > 1) cluster_arrive();
+  if (ranks > 1) cluster_arrive_relaxed();
   // This thread's piece of row `begin` of the strip.
   const i64 first = (o * p.len + begin) * p.inner + (tile % strips) * COLS + piece * V;
   // Running pointers to this thread's rows: one 64-bit add a row, not a multiplication.
