@@ -497,11 +497,12 @@ __device__ __forceinline__ u32 cluster_size() {
 }
 // The two halves of a barrier over every thread of every CTA of the cluster, for work
 // between them: each thread arrives once, then waits once before it arrives again (and
-// before it exits). Shared-memory writes before the arrive are ordered with distributed
-// shared-memory reads after the wait.
-__device__ __forceinline__ void cluster_arrive() {
+// before it exits). The arrive releases nothing: the split barrier opens exchanges through
+// mbarriers, whose inits mbarrier_init_fence orders. A release arrive is a MEMBAR.ALL.GPU,
+// which at a kernel's start waits out the memory system's queues.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
 #if __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void cluster_wait() {
@@ -509,17 +510,12 @@ __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
 }
-// The arrive of a barrier that only opens an exchange through mbarriers: their inits are
-// ordered by mbarrier_init_fence, so the arrive releases nothing. A release arrive is a
-// MEMBAR.ALL.GPU, which at a kernel's start waits out the memory system's queues.
-__device__ __forceinline__ void cluster_arrive_relaxed() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-#endif
-}
-// The whole barrier.
+// The whole barrier, whose release arrive orders shared-memory writes before it with
+// distributed shared-memory reads after it.
 __device__ __forceinline__ void cluster_sync() {
-  cluster_arrive();
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
   cluster_wait();
 }
 // Waits for this thread's loads and stores in flight to complete at gpu scope: what a
