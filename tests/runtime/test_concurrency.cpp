@@ -1,6 +1,8 @@
 // One op instance called from many threads at once: misses build under the instance's
 // lock while hits proceed, and every thread gets correct results; fresh ops settle their
-// route while the process default changes.
+// route while the process default changes; the C API's load records are read while
+// another thread records more.
+#include <tileops/tileops.h>
 #include <tileops/tileops.hpp>
 
 #include <doctest/doctest.h>
@@ -8,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -82,4 +86,51 @@ TEST_CASE("ops settle their route while another thread changes the default targe
   toggler.join();
   set_default_target(std::nullopt);
   CHECK(wrong == 0);
+}
+
+// The C API keeps copies of the load failures for the C strings it hands out; a failing
+// entry loaded on another thread appends to them while readers index them (the TSan
+// build is the one that sees a read outside their lock).
+TEST_CASE("the C API's load failures and plugins are read while another thread records failures") {
+  const auto refuses = [](const tileops_host_api* host, tileops_registrar*, tileops_plugin_info*,
+                          tileops_error* err) -> tileops_status {
+    host->error_set(err, TILEOPS_ERR_INTERNAL, "fixture: refused");
+    return TILEOPS_ERR_INTERNAL;
+  };
+  constexpr int kRecorded = 40;
+  const size_t before = tileops_load_failure_count();
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t)
+    readers.emplace_back([&] {
+      size_t seen = 0;
+      while (!stop) {
+        const size_t count = tileops_load_failure_count();
+        if (count < seen) ++wrong;  // records are only appended
+        seen = count;
+        for (size_t i = 0; i < count; ++i) {
+          const char *path = nullptr, *stage = nullptr, *reason = nullptr;
+          if (tileops_load_failure(i, &path, &stage, &reason) != TILEOPS_OK || !path || !stage || !reason) ++wrong;
+        }
+        for (size_t i = 0, plugins = tileops_plugin_count(); i < plugins; ++i) {
+          const char* name = nullptr;
+          if (tileops_plugin(i, nullptr, &name, nullptr, nullptr) != TILEOPS_OK || !name) ++wrong;
+        }
+      }
+    });
+  for (int i = 0; i < kRecorded; ++i) CHECK_FALSE(load_plugin_entry("capi-refuses-" + std::to_string(i), +refuses));
+  stop = true;
+  for (auto& th : readers) th.join();
+  CHECK(wrong == 0);
+  REQUIRE(tileops_load_failure_count() == before + kRecorded);
+  const char *path = nullptr, *stage = nullptr, *reason = nullptr;
+  REQUIRE(tileops_load_failure(before + kRecorded - 1, &path, &stage, &reason) == TILEOPS_OK);
+  CHECK(std::string(path) == "<capi-refuses-" + std::to_string(kRecorded - 1) + ">");
+  CHECK(std::string(stage) == "entry");
+  CHECK(std::strstr(reason, "fixture: refused") != nullptr);
+  CHECK(tileops_load_failure(before + kRecorded, &path, &stage, &reason) == TILEOPS_ERR_INVALID_ARGUMENT);
+  CHECK(std::string(tileops_last_error()) ==
+        "load failure " + std::to_string(before + kRecorded) + " does not exist; there are " +
+            std::to_string(before + kRecorded));
 }

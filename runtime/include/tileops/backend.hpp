@@ -17,8 +17,9 @@ inline constexpr std::string_view BUILTIN = "builtin";
 // A target choice: unset (decide from the device), BUILTIN, or a registered name.
 using Target = std::optional<std::string>;
 
-// Discovers and loads every plugin once (later calls return at once). Constructing
-// the first op does this too.
+// Discovers and loads every plugin once (later calls return at once, as does a call
+// from within the load on its thread: a log sink, a plugin entry). Constructing the
+// first op does this too.
 void load_plugins();
 
 struct LoadFailure {

@@ -41,7 +41,9 @@ uint32_t tileops_abi_version(void);
  * the level TILEOPS_LOG_LEVEL names. A sink receives each record at or above the log
  * level (TILEOPS_LOG_TRACE .. TILEOPS_LOG_ERROR) and its message, valid during the call,
  * on the thread that logs it; several threads may log at once. A record logged while
- * this thread is inside the sink goes to stderr instead. */
+ * this thread is inside the sink goes to stderr instead. The sink may ask for the plugins
+ * and load failures: a load failure's warning comes once the failure is listed, and a
+ * sink called by the first load, on the loading thread, gets what has loaded so far. */
 typedef void (*tileops_log_sink)(void* user, int32_t level, const char* message);
 /* Replaces the sink; NULL restores stderr. Once it returns the old sink is not called
  * again. Called from within the sink: TILEOPS_ERR_INVALID_ARGUMENT. */
@@ -53,6 +55,7 @@ int32_t tileops_log_level(void);
 
 /* ---- plugins ---- */
 tileops_status tileops_load_plugins(void);
+/* Any thread may read these while another loads a plugin entry (which may append). */
 size_t tileops_load_failure_count(void);
 /* Strings stay valid for the life of the process. */
 tileops_status tileops_load_failure(size_t index, const char** path, const char** stage,

@@ -103,15 +103,39 @@ tileops::Params to_params(const tileops_param* params, size_t n) {
   return out;
 }
 
-// Load failures are copied once into storage that lives for the process, so the C
-// strings handed out stay valid.
-const std::deque<tileops::LoadFailure>& stable_failures() {
-  static std::mutex mu;
-  static std::deque<tileops::LoadFailure> kept;
-  std::lock_guard lock(mu);
-  auto now = tileops::load_failures();
-  for (size_t i = kept.size(); i < now.size(); ++i) kept.push_back(now[i]);
-  return kept;
+// Records (load failures, loaded plugins) copied once into storage that lives for the
+// process, so the C strings handed out stay valid. Loading only appends to them, at any
+// time (load_plugin_entry), so every read of the storage holds its lock. The registry is
+// asked outside that lock: a log sink it reports to may call back into the C API.
+template <class T>
+class StableRecords {
+ public:
+  explicit StableRecords(std::vector<T> (*current)()) : current_(current) {}
+
+  // Record `index`, valid for the process, or nullptr past the end; `count` (when not
+  // NULL) gets the number of records.
+  const T* at(size_t index, size_t* count) {
+    std::vector<T> now = current_();
+    std::lock_guard lock(mutex_);
+    for (size_t i = kept_.size(); i < now.size(); ++i) kept_.push_back(std::move(now[i]));
+    if (count) *count = kept_.size();
+    return index < kept_.size() ? &kept_[index] : nullptr;
+  }
+  size_t count() {
+    size_t n = 0;
+    at(0, &n);
+    return n;
+  }
+
+ private:
+  std::vector<T> (*const current_)();
+  std::mutex mutex_;
+  std::deque<T> kept_;
+};
+
+StableRecords<tileops::LoadFailure>& stable_failures() {
+  static StableRecords<tileops::LoadFailure> records(&tileops::load_failures);
+  return records;
 }
 
 // The `ndim` dims at `shape`, refused (ValueError, prefixed with `fn`) when they cannot be read.
@@ -128,16 +152,17 @@ tileops::Device device_arg(const char* fn, const tileops_device& device) {
   return tileops::Device::from_c(device);
 }
 
-// The plugins that loaded, copied like the failures (loading only appends to them).
-const std::deque<tileops::PluginInfo>& stable_plugins() {
-  static std::mutex mu;
-  static std::deque<tileops::PluginInfo> kept;
-  std::lock_guard lock(mu);
+// The plugins that loaded (loading only appends to them).
+std::vector<tileops::PluginInfo> loaded_plugins() {
   std::vector<tileops::PluginInfo> loaded;
   for (auto& p : tileops::plugins())
     if (p.state == "loaded") loaded.push_back(std::move(p));
-  for (size_t i = kept.size(); i < loaded.size(); ++i) kept.push_back(std::move(loaded[i]));
-  return kept;
+  return loaded;
+}
+
+StableRecords<tileops::PluginInfo>& stable_plugins() {
+  static StableRecords<tileops::PluginInfo> records(&loaded_plugins);
+  return records;
 }
 
 // The registered targets as C strings that live for the process: each name is kept once,
@@ -146,9 +171,10 @@ const std::vector<const char*>& stable_targets() {
   static std::mutex mu;
   static std::set<std::string, std::less<>> names;
   static std::deque<std::vector<const char*>> lists;
+  const std::vector<std::string> registered = tileops::registered_targets();  // outside the lock, as above
   std::lock_guard lock(mu);
   std::vector<const char*> now;
-  for (const auto& t : tileops::registered_targets()) now.push_back(names.insert(t).first->c_str());
+  for (const auto& t : registered) now.push_back(names.insert(t).first->c_str());
   if (lists.empty() || lists.back() != now) lists.push_back(std::move(now));
   return lists.back();
 }
@@ -184,34 +210,48 @@ tileops_status tileops_load_plugins(void) {
   return guarded([] { tileops::load_plugins(); });
 }
 
-size_t tileops_load_failure_count(void) { return stable_failures().size(); }
+size_t tileops_load_failure_count(void) {
+  try {
+    return stable_failures().count();
+  } catch (...) {  // out of host memory for the copy: no count rather than no process
+    return 0;
+  }
+}
 
 tileops_status tileops_load_failure(size_t index, const char** path, const char** stage,
                                     const char** reason) {
   return guarded([&] {
-    const auto& failures = stable_failures();
-    if (index >= failures.size())
+    size_t count = 0;
+    const tileops::LoadFailure* failure = stable_failures().at(index, &count);
+    if (!failure)
       throw tileops::ValueError("load failure " + std::to_string(index) + " does not exist; there are " +
-                                std::to_string(failures.size()));
-    if (path) *path = failures[index].path.c_str();
-    if (stage) *stage = failures[index].stage.c_str();
-    if (reason) *reason = failures[index].reason.c_str();
+                                std::to_string(count));
+    if (path) *path = failure->path.c_str();
+    if (stage) *stage = failure->stage.c_str();
+    if (reason) *reason = failure->reason.c_str();
   });
 }
 
-size_t tileops_plugin_count(void) { return stable_plugins().size(); }
+size_t tileops_plugin_count(void) {
+  try {
+    return stable_plugins().count();
+  } catch (...) {  // as tileops_load_failure_count
+    return 0;
+  }
+}
 
 tileops_status tileops_plugin(size_t index, const char** path, const char** name, const char** version,
                               int* builtin) {
   return guarded([&] {
-    const auto& plugins = stable_plugins();
-    if (index >= plugins.size())
-      throw tileops::ValueError("plugin " + std::to_string(index) + " does not exist; " +
-                                std::to_string(plugins.size()) + " loaded");
-    if (path) *path = plugins[index].path.c_str();
-    if (name) *name = plugins[index].name.c_str();
-    if (version) *version = plugins[index].version.c_str();
-    if (builtin) *builtin = plugins[index].builtin ? 1 : 0;
+    size_t count = 0;
+    const tileops::PluginInfo* plugin = stable_plugins().at(index, &count);
+    if (!plugin)
+      throw tileops::ValueError("plugin " + std::to_string(index) + " does not exist; " + std::to_string(count) +
+                                " loaded");
+    if (path) *path = plugin->path.c_str();
+    if (name) *name = plugin->name.c_str();
+    if (version) *version = plugin->version.c_str();
+    if (builtin) *builtin = plugin->builtin ? 1 : 0;
   });
 }
 

@@ -147,8 +147,17 @@ void load_all_plugins() {
   // writes two thread-locals on every call, even when the work is done).
   static std::atomic<bool> done{false};
   if (done.load(std::memory_order_acquire)) return;
+  // A log sink (a load failure's warning) or a plugin entry that asks for the plugins
+  // while this thread loads them gets what has loaded so far: std::call_once would wait
+  // for itself.
+  static thread_local bool loading_here = false;
+  if (loading_here) return;
   static std::once_flag once;
   std::call_once(once, [] {
+    loading_here = true;
+    struct Unmark {
+      ~Unmark() { loading_here = false; }
+    } unmark_on_exit;
     std::set<std::string> seen;
     for (const auto& dir : plugin_dirs()) {
       for (const auto& file : plugin_files(dir)) {

@@ -84,13 +84,16 @@ void Registry::commit(PluginRef plugin, Staged staged) {
 }
 
 void Registry::record_failure(LoadFailure failure) {
-  std::lock_guard lock(failures_mutex_);
-  // The same failure again (a kernel that throws at every launch) is no news: recorded and
-  // logged once, so the list does not grow with the calls.
-  for (const auto& f : failures_)
-    if (f.path == failure.path && f.stage == failure.stage && f.reason == failure.reason) return;
+  {
+    std::lock_guard lock(failures_mutex_);
+    // The same failure again (a kernel that throws at every launch) is no news: recorded
+    // and logged once, so the list does not grow with the calls.
+    for (const auto& f : failures_)
+      if (f.path == failure.path && f.stage == failure.stage && f.reason == failure.reason) return;
+    failures_.push_back(failure);
+  }
+  // Logged outside the lock: a log sink may ask for the failures, this one among them.
   logger().warn("plugin {} failed at stage '{}': {}", failure.path, failure.stage, failure.reason);
-  failures_.push_back(std::move(failure));
 }
 
 std::vector<LoadFailure> Registry::failures() const {
