@@ -431,8 +431,24 @@ tileops_status tileops_op_call(tileops_op* op, tileops_array* const* inputs, siz
     for (size_t i = 0; i < n_inputs; ++i) inputs[i] ? in.emplace_back(inputs[i]->tensor) : in.emplace_back();
     for (size_t j = 0; j < n_outputs; ++j) outputs[j] ? out.emplace_back(outputs[j]->tensor) : out.emplace_back();
     op->op.call({in.data(), in.size()}, {out.data(), out.size()});
-    for (size_t j = 0; j < n_outputs; ++j)
-      if (!outputs[j]) outputs[j] = new tileops_array{std::move(out[j])};
+    // A handle for each output the call allocated: all of them or, when host memory runs
+    // out, none (the slots stay NULL). The call took exactly the op's outputs, a handful:
+    // a mask of them fits in 64 bits.
+    uint64_t handed = 0;
+    try {
+      for (size_t j = 0; j < n_outputs; ++j)
+        if (!outputs[j]) {
+          outputs[j] = new tileops_array{std::move(out[j])};
+          handed |= uint64_t(1) << j;
+        }
+    } catch (...) {
+      for (size_t j = 0; j < n_outputs; ++j)
+        if (handed >> j & 1) {
+          delete outputs[j];
+          outputs[j] = nullptr;
+        }
+      throw;
+    }
   });
 }
 
