@@ -825,7 +825,9 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 // the flag with release semantics, after a fence (__threadfence) where other threads
 // stored part of the data (a release orders only its own thread's stores); the reader
 // acquires the flag, then reads the data with ld_relaxed (gpu scope: never a stale L1
-// line).
+// line). The reader's CTA barrier after the acquire orders it before the other threads'
+// reads too (the PTX model's causality order is transitive through bar.sync), as in a
+// cooperative grid's sync: no fence in every thread.
 __device__ __forceinline__ u32 ld_acquire(const u32* p) {
   u32 v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");

@@ -306,8 +306,7 @@ __global__ void __launch_bounds__(TPR, REGS > 0 ? 2 : 0) norm_grid(const NormPar
       atomic_add_acq_rel(p.counters + row, 1u);
       while (ld_acquire(p.counters + row) < span) __nanosleep(32);
     }
-    __syncthreads();
-    __threadfence();
+    __syncthreads();  // thread 0's acquire, and so the span's sums, ordered before every thread's reads
     Sum2 part = {0.f, 0.f};
     for (u32 q = g.lane; q < span; q += TPR) part = part + ld_relaxed(sums + row * span + q);
     float mean, scale;
@@ -453,8 +452,8 @@ __global__ void __launch_bounds__(TPR, kQueueCtasPerSm) norm_queue(const NormPar
         last_of_row = atomic_add_acq_rel(arrived + row, 1u) == u32(pieces - 1);
       }
       __syncthreads();
-      if (last_of_row) {  // uniform: combine the row's pieces in order
-        __threadfence();
+      // Uniform; the barrier orders thread 0's acquire before every thread's reads.
+      if (last_of_row) {  // combine the row's pieces in order
         Sum2 part = {0.f, 0.f};
         for (i64 q = g.lane; q < pieces; q += TPR) part = part + ld_relaxed(sums + row * pieces + q);
         const Sum2 all = g.reduce(part, SumOp(), buf);
