@@ -68,7 +68,9 @@ struct SliceStages {
 
   // Thread 0 only: starts filling piece q of `stage` from `src` (the stage's row,
   // 16-byte aligned), its lines marked L2 evict-first where `evict_first` (a one-wave
-  // kernel's first fills, SlicedRows). The CTA must be done reading the piece.
+  // kernel's first fills, SlicedRows). The CTA must be done reading the piece. Two
+  // copy forms, not one taking a policy: the refills carry no hint, and an explicit
+  // L2::evict_normal policy there made GroupNorm VAE 2-3.5% slower (session 52's A/B).
   __device__ __forceinline__ void fill(int stage, int q, const void* src, bool evict_first) const {
     constexpr u32 kCopy = 32768;  // bytes per bulk copy instruction
     const u32 lo = u32(piece_begin(q)) * 16, hi = u32(piece_begin(q + 1)) * 16;
