@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "../fuzz_seed.hpp"
 
 using namespace tileops;
 using namespace conformance;
@@ -152,7 +153,9 @@ int mutations_per_case() {
 
 TEST_CASE("mutated calls of every op run or throw a tileops::Error with a message, on cpu_ref") {
   std::map<std::string, int> ran, refused;
-  Mutator mutator(20261204);
+  const uint64_t seed = tileops::testing::fuzz_seed();
+  MESSAGE("seed " << seed << " (TILEOPS_FUZZ_SEED)");
+  Mutator mutator(seed);
   for (const OpCase& base : op_cases())
     for (int i = 0; i < mutations_per_case(); ++i) {
       std::string what;

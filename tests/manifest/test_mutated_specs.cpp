@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "../fuzz_seed.hpp"
+
 using namespace tileops::manifest;
 namespace fs = std::filesystem;
 
@@ -103,7 +105,9 @@ int manifests_to_mutate() {
 TEST_CASE("mutated spec files load or report SpecError problems, nothing else") {
   const auto specs = read_specs(TILEOPS_SPEC_DIR);
   REQUIRE(specs.size() >= 8);
-  SpecMutator mutator(20261204, vocabulary(specs));
+  const uint64_t seed = tileops::testing::fuzz_seed();
+  MESSAGE("seed " << seed << " (TILEOPS_FUZZ_SEED)");
+  SpecMutator mutator(seed, vocabulary(specs));
   const fs::path dir = fs::temp_directory_path() / ("tileops_mutated_specs_" + std::to_string(::getpid()));
   int loaded = 0, refused = 0;
   for (int i = 0; i < manifests_to_mutate(); ++i) {
