@@ -1,7 +1,9 @@
 #include "load/type_families.hpp"
 
+#include "expr/lexer.hpp"
 #include "load/param_types.hpp"
 #include "load/shape_compile.hpp"
+#include "load/spec_context.hpp"
 
 namespace tileops::manifest::detail {
 namespace {
@@ -45,6 +47,14 @@ void load_cases(MapReader& fields, TypeFamily& family, Problems& problems) {
     c.finish("when, is");
     if (!is || !when.IsDefined()) continue;
     out.is = *is;
+    // A spec applying the family substitutes its arguments token by token: a case that
+    // does not lex is reported here, at its line, and left out.
+    try {
+      tokenize(*is);
+    } catch (const SyntaxError& error) {
+      problems.add(*at.file, at.line, at.key, expression_problem(*is, error.pos, error.what()));
+      continue;
+    }
     if (!bracketed_items(trim(*is), 0))
       problems.add(*at.file, at.line, at.key, "case shape '" + *is + "' must be a list in brackets");
     auto s = read_scalar(when);
