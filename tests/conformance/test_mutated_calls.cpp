@@ -153,9 +153,7 @@ int mutations_per_case() {
 
 TEST_CASE("mutated calls of every op run or throw a tileops::Error with a message, on cpu_ref") {
   std::map<std::string, int> ran, refused;
-  const uint64_t seed = tileops::testing::fuzz_seed();
-  MESSAGE("seed " << seed << " (TILEOPS_FUZZ_SEED)");
-  Mutator mutator(seed);
+  Mutator mutator(tileops::testing::fuzz_seed());
   for (const OpCase& base : op_cases())
     for (int i = 0; i < mutations_per_case(); ++i) {
       std::string what;
